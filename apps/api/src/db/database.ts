@@ -1,0 +1,92 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../logger.js';
+import {
+  pgliteMigrationAdapter,
+  pgMigrationAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from './migrate.js';
+
+export type DatabaseKind = 'postgresql' | 'pglite';
+
+/**
+ * An open database: the Prisma client the app uses, and the driver-adapter factory the schema engine
+ * migrates through (see applyPendingMigrations). Both kinds go through the same Prisma client and the
+ * same migrations; only the driver adapter differs.
+ */
+export interface Database {
+  kind: DatabaseKind;
+  /** For logs and the startup line; never contains a password. */
+  description: string;
+  prisma: PrismaClient;
+  migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL when set; otherwise embedded PGlite. */
+  databaseUrl: string | undefined;
+  /** Where PGlite keeps its files (`<dataDir>/pglite`); `memory://` keeps them in memory (tests). */
+  dataDir: string;
+  logger: Logger;
+  /** PostgreSQL pool size for this process. */
+  poolSize?: number;
+}
+
+/** A URL without its password, for logs. */
+export function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+export async function openDatabase({
+  databaseUrl,
+  dataDir,
+  logger,
+  poolSize = 10,
+}: DatabaseOptions): Promise<Database> {
+  if (databaseUrl !== undefined) {
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: poolSize,
+      connectionTimeoutMillis: 5_000,
+    });
+    // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
+    // would crash the process. The pool replaces the connection on next use.
+    pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    return {
+      kind: 'postgresql',
+      description: `PostgreSQL ${redactUrl(databaseUrl)}`,
+      prisma,
+      migrationAdapter: pgMigrationAdapter(databaseUrl),
+      async close() {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+
+  const inMemory = dataDir === 'memory://';
+  const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
+  if (directory !== undefined) await mkdir(directory, { recursive: true });
+  const pglite = new PGlite(directory);
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    kind: 'pglite',
+    description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,
+    prisma,
+    migrationAdapter: pgliteMigrationAdapter(pglite),
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,245 @@
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../test/support/test-database.js';
+import { PrismaClient } from '../generated/prisma/client.js';
+import {
+  applyPendingMigrations,
+  diffMigrationsToSchema,
+  findPrismaPath,
+  MIGRATION_ADVISORY_LOCK_KEY,
+  pgliteMigrationAdapter,
+  pgMigrationAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from './migrate.js';
+
+const migrationsDir = findPrismaPath('migrations');
+const committed = readdirSync(migrationsDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+const checksumOf = (dir: string, name: string) =>
+  createHash('sha256')
+    .update(readFileSync(join(dir, name, 'migration.sql')))
+    .digest('hex');
+
+/** A copy of the committed migrations to tamper with; removed after the run. */
+function migrationsCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-migrations-'));
+  cpSync(migrationsDir, dir, { recursive: true });
+  return dir;
+}
+const copies: string[] = [];
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+interface TestBackend {
+  migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
+  prisma: PrismaClient;
+  query(sql: string): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * What holds on either kind of database, plus the tests `more` adds. `open` runs in beforeAll and opens a
+ * new, empty database.
+ */
+function describeMigrations(
+  kind: string,
+  open: () => Promise<TestBackend>,
+  more: (db: () => TestBackend) => void = () => {},
+) {
+  describe(`on ${kind}`, () => {
+    let backend: TestBackend | undefined;
+    const db = () => {
+      if (!backend) throw new Error('beforeAll did not open the database');
+      return backend;
+    };
+    beforeAll(async () => {
+      backend = await open();
+    });
+    afterAll(async () => {
+      await backend?.close();
+    });
+
+    it('applies the committed migrations once, even to two migrators starting together', async () => {
+      const runs = await Promise.all([
+        applyPendingMigrations(db().migrationAdapter),
+        applyPendingMigrations(db().migrationAdapter),
+      ]);
+      expect(runs.map((run) => run.applied.join()).sort()).toEqual(['', committed.join()]);
+      expect(await applyPendingMigrations(db().migrationAdapter)).toEqual({ applied: [] });
+    });
+
+    it("records them in _prisma_migrations as 'prisma migrate deploy' does", async () => {
+      const rows = await db().query(
+        'SELECT migration_name, checksum, finished_at, rolled_back_at, logs, applied_steps_count ' +
+          'FROM _prisma_migrations ORDER BY started_at',
+      );
+      expect(rows).toEqual(
+        committed.map((name) => ({
+          migration_name: name,
+          checksum: checksumOf(migrationsDir, name),
+          finished_at: expect.any(Date),
+          rolled_back_at: null,
+          logs: null,
+          applied_steps_count: 1,
+        })),
+      );
+    });
+
+    it('gives the Prisma client a schema it can create and count pets in', async () => {
+      const pet = await db().prisma.pet.create({
+        data: { name: 'Rex', categoryId: 7n, status: 'available' },
+      });
+      expect(pet).toMatchObject({ id: expect.any(BigInt), name: 'Rex', categoryId: 7n, status: 'available' });
+      expect(await db().prisma.pet.count()).toBe(1);
+    });
+
+    it('refuses to run, applying nothing, once an applied migration was modified', async () => {
+      const dir = migrationsCopy();
+      copies.push(dir);
+      const [first] = committed;
+      appendFileSync(join(dir, `${first}`, 'migration.sql'), '\n-- edited after the fact\n');
+      mkdirSync(join(dir, '99999999999999_next'));
+      writeFileSync(join(dir, '99999999999999_next', 'migration.sql'), 'CREATE TABLE next (id int);');
+
+      await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toThrow(
+        `Refusing to migrate: ${first} changed after being applied to this database`,
+      );
+      expect(await db().query(`SELECT to_regclass('next') AS next`)).toEqual([{ next: null }]);
+    });
+
+    more(db);
+
+    // Last: it leaves the database with a failed migration, which blocks further migrations.
+    it('applies a failing migration not at all, and then stops, as Prisma does (P3009)', async () => {
+      const dir = migrationsCopy();
+      copies.push(dir);
+      mkdirSync(join(dir, '99999999999999_broken'));
+      writeFileSync(
+        join(dir, '99999999999999_broken', 'migration.sql'),
+        "CREATE TABLE broken (id int);\nINSERT INTO broken VALUES ('not; a number');\n",
+      );
+
+      await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toThrow(
+        'invalid input syntax for type integer: "not; a number"',
+      );
+      expect(await db().query(`SELECT to_regclass('broken') AS broken`)).toEqual([{ broken: null }]);
+      expect(
+        await db().query(
+          `SELECT finished_at, logs IS NOT NULL AS logged FROM _prisma_migrations WHERE migration_name = '99999999999999_broken'`,
+        ),
+      ).toEqual([{ finished_at: null, logged: true }]);
+      await expect(
+        applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir }),
+      ).rejects.toMatchObject({
+        code: 'P3009',
+      });
+    });
+  });
+}
+
+describeMigrations('in-memory PGlite', async () => {
+  const pglite = new PGlite();
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    migrationAdapter: pgliteMigrationAdapter(pglite),
+    prisma,
+    query: async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows,
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+});
+
+describeMigrations(
+  'PostgreSQL',
+  async () => {
+    const database = await createTestDatabase('migrate');
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+    return {
+      migrationAdapter: pgMigrationAdapter(database.url),
+      prisma,
+      query: async (sql) => (await client.query(sql)).rows,
+      async close() {
+        await prisma.$disconnect();
+        await client.end();
+        await database.drop();
+      },
+    };
+  },
+  (db) => {
+    it('makes a migrator wait while another one holds the migration lock', async () => {
+      await db().query(`SELECT pg_advisory_lock(${MIGRATION_ADVISORY_LOCK_KEY})`);
+      let settled = false;
+      const run = applyPendingMigrations(db().migrationAdapter).finally(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(settled).toBe(false);
+      await db().query(`SELECT pg_advisory_unlock(${MIGRATION_ADVISORY_LOCK_KEY})`);
+      expect(await run).toEqual({ applied: [] });
+    });
+
+    // A tenth of the pets available, most sold. (For a status that most rows have, the planner rightly
+    // prefers walking the primary key and filtering: also sort-free, and it stops after a few rows.)
+    it('serves a page of one status from pets_status_id_idx, in index order: no Sort node', async () => {
+      await db().query(
+        `INSERT INTO pets (name, category_id, status)
+         SELECT 'pet ' || i, i % 5,
+                (CASE i % 10 WHEN 0 THEN 'available' WHEN 1 THEN 'pending' WHEN 2 THEN NULL ELSE 'sold' END)::pet_status
+         FROM generate_series(1, 2000) AS i`,
+      );
+      await db().query('ANALYZE pets');
+      const [
+        {
+          'QUERY PLAN': [explained],
+        },
+      ] = (await db().query(
+        `EXPLAIN (FORMAT JSON) SELECT id, name, category_id, status, created_at
+         FROM pets WHERE status = 'available' ORDER BY id LIMIT 20`,
+      )) as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
+      const nodes = planNodes(explained.Plan);
+      expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
+      expect(nodes).toContainEqual(
+        expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'pets_status_id_idx' }),
+      );
+    });
+  },
+);
+
+describe('the committed migrations', () => {
+  it('build exactly prisma/schema.prisma (no drift)', async () => {
+    expect(await diffMigrationsToSchema()).toBe('');
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}

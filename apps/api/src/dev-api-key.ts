@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * The key a local run uses when API_KEYS is not set: made once per data directory and kept in
+ * `<dataDir>/dev-api-key` (mode 0600), so restarting keeps the same key. Production never gets here:
+ * parseConfig refuses APP_ENV=production without API_KEYS.
+ */
+export async function loadOrCreateDevApiKey(dataDir: string): Promise<{ key: string; created: boolean }> {
+  const file = join(dataDir, 'dev-api-key');
+  try {
+    const key = (await readFile(file, 'utf8')).trim();
+    if (key !== '') return { key, created: false };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = `dev_${randomBytes(24).toString('base64url')}`;
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  return { key, created: true };
+}

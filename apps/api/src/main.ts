@@ -1,0 +1,80 @@
+// Composition root: parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { ConfigError, parseConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { applyPendingMigrations } from './db/migrate.js';
+import { loadOrCreateDevApiKey } from './dev-api-key.js';
+import { createLogger } from './logger.js';
+
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+async function main(): Promise<void> {
+  const config = parseConfig(process.env);
+  const logger = createLogger(config.logLevel);
+
+  let apiKeys = config.apiKeys;
+  let devKey: string | undefined;
+  if (apiKeys === undefined) {
+    devKey = (await loadOrCreateDevApiKey(config.dataDir)).key;
+    apiKeys = [devKey];
+  }
+
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const { applied } = await applyPendingMigrations(database.migrationAdapter);
+  logger.info({ database: database.description, applied }, 'database ready');
+
+  const app = createApp({ prisma: database.prisma, apiKeys, logger });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const baseUrl = `http://${host}:${port}/v1`;
+
+  const environment = config.appEnv ?? 'local development';
+  process.stdout.write(`Pet Store API listening on ${baseUrl} (${environment}, ${database.description})\n`);
+  if (devKey !== undefined) {
+    process.stdout.write(
+      `No API_KEYS set: using the development key kept in ${config.dataDir}/dev-api-key. Try:\n` +
+        `  curl -H 'Authorization: Bearer ${devKey}' ${baseUrl}/pets\n`,
+    );
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining requests');
+    const deadline = setTimeout(() => {
+      logger.warn('shutdown deadline reached: closing remaining connections');
+      server.closeAllConnections();
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    server.close(() => {
+      database
+        .close()
+        .catch((error: unknown) => logger.error({ err: error }, 'error while closing the database'))
+        .finally(() => {
+          logger.info('stopped');
+          process.exit(0);
+        });
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

@@ -1,0 +1,86 @@
+import { request as httpRequest } from 'node:http';
+import { ErrorSchema, parseJson } from '@petstore/schema';
+import { expect } from 'vitest';
+import { TEST_API_KEY } from './test-server.js';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  /** The body exactly as sent, for int64 and shape assertions on the raw JSON text. */
+  text: string;
+  /** The body parsed int64-exactly (bigint for integers past 2^53), or undefined if empty. */
+  body: unknown;
+}
+
+export interface CallOptions {
+  method?: string;
+  /** Sent as is (string or bytes); objects are not serialised for you, so tests see the exact text. */
+  body?: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** Defaults to the test key; null sends no Authorization header. */
+  apiKey?: string | null;
+}
+
+/** One HTTP call with fetch against a real server. */
+export async function call(baseUrl: string, path: string, options: CallOptions = {}): Promise<Reply> {
+  const { method = 'GET', body, apiKey = TEST_API_KEY } = options;
+  const headers: Record<string, string> = { ...options.headers };
+  if (apiKey !== null && headers.authorization === undefined) headers.authorization = `Bearer ${apiKey}`;
+  if (typeof body === 'string' && headers['content-type'] === undefined)
+    headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: text === '' ? undefined : parseJson(text),
+  };
+}
+
+/** A raw request through node:http, for what fetch would normalise away (odd paths, exact headers). */
+export function rawCall(
+  baseUrl: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {},
+): Promise<Reply> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: options.method ?? 'GET',
+        path: `${url.pathname}${path}`,
+        headers: options.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            headers,
+            text,
+            body: text === '' ? undefined : parseJson(text),
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Asserts the interface's Error body: exactly {code, message, status}, status equal to the HTTP status. */
+export function expectError(reply: Reply, status: number, code: string): void {
+  expect({ status: reply.status, body: reply.body }).toMatchObject({ status, body: { code, status } });
+  expect(ErrorSchema.parse(reply.body).message).not.toBe('');
+  expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(reply.text).not.toMatch(/\bat .+\.(ts|js):\d+/); // no stack trace
+}

@@ -1,0 +1,105 @@
+/**
+ * One fresh PostgreSQL database per test file, on the server that the global setup
+ * (./global-setup.ts) found or started for this test run.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+// For the `postgresAdminUrl` key of vitest's ProvidedContext (type only, erased at run time).
+import type {} from './global-setup.js';
+
+export interface TestDatabase {
+  /** Connection URL of the new database. */
+  url: string;
+  /** Its name: `petstore_test_<label>_<random>`. */
+  name: string;
+  /** Disconnects whoever is still connected and drops the database. Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+export interface CreateTestDatabaseOptions {
+  /** Server to create the database on. Defaults to `inject('postgresAdminUrl')`. */
+  adminUrl?: string;
+}
+
+const PREFIX = 'petstore_test_';
+const MAX_IDENTIFIER_LENGTH = 63;
+
+/** `petstore_test_<label>_<8 hex chars>`: lower case, `[a-z0-9_]` only, at most 63 bytes. */
+export function testDatabaseName(label: string): string {
+  const suffix = `_${randomBytes(4).toString('hex')}`;
+  const room = MAX_IDENTIFIER_LENGTH - PREFIX.length - suffix.length;
+  const cleaned =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, room)
+      .replace(/_+$/, '') || 'db';
+  return `${PREFIX}${cleaned}${suffix}`;
+}
+
+function adminUrlFromContext(): string {
+  let url: string | undefined;
+  try {
+    url = inject('postgresAdminUrl');
+  } catch {
+    url = undefined;
+  }
+  if (!url) {
+    throw new Error(
+      "createTestDatabase: no 'postgresAdminUrl' was provided. Run the tests through apps/api/vitest.config.ts, " +
+        'whose globalSetup (test/support/global-setup.ts) finds or starts PostgreSQL.',
+    );
+  }
+  return url;
+}
+
+async function withAdminClient<T>(adminUrl: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Creates a fresh, empty database (from `template0`) next to the admin database and
+ * returns its URL. Call `drop()` when done, typically in `afterAll`.
+ */
+export async function createTestDatabase(
+  label: string,
+  options: CreateTestDatabaseOptions = {},
+): Promise<TestDatabase> {
+  const adminUrl = options.adminUrl ?? adminUrlFromContext();
+  const name = testDatabaseName(label);
+
+  const serverVersionNum = await withAdminClient(adminUrl, async (client) => {
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE template0`);
+    const { rows } = await client.query<{ v: string }>(`select current_setting('server_version_num') as v`);
+    return Number(rows[0]?.v ?? 0);
+  });
+
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+
+  let dropped = false;
+  const drop = async (): Promise<void> => {
+    if (dropped) return;
+    await withAdminClient(adminUrl, async (client) => {
+      await client.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [name],
+      );
+      // WITH (FORCE) (PostgreSQL 13+) also disconnects sessions that raced the terminate above.
+      const force = serverVersionNum >= 130000 ? ' WITH (FORCE)' : '';
+      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
+    });
+    dropped = true;
+  };
+
+  return { url: url.toString(), name, drop };
+}

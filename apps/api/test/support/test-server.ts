@@ -1,0 +1,49 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app.js';
+import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
+import { applyPendingMigrations } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestDatabase } from './test-database.js';
+
+export const TEST_API_KEY = 'test-key-0123456789abcdef';
+export const OTHER_API_KEY = 'other-key-0123456789abcdef';
+
+/** The databases every HTTP test runs against. */
+export const DATABASE_KINDS: DatabaseKind[] = ['postgresql', 'pglite'];
+
+export interface TestServer {
+  kind: DatabaseKind;
+  /** `http://127.0.0.1:<port>/v1` */
+  baseUrl: string;
+  database: Database;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a real port (127.0.0.1, ephemeral) over a real, freshly migrated database:
+ * a new PostgreSQL database on the test server, or an in-memory PGlite.
+ */
+export async function startTestServer(kind: DatabaseKind, label: string): Promise<TestServer> {
+  const logger = createLogger('silent');
+  const postgres = kind === 'postgresql' ? await createTestDatabase(label) : undefined;
+  const database = await openDatabase({ databaseUrl: postgres?.url, dataDir: 'memory://', logger });
+  await applyPendingMigrations(database.migrationAdapter);
+  const app = createApp({ prisma: database.prisma, apiKeys: [TEST_API_KEY, OTHER_API_KEY], logger });
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    listening.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    kind,
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    database,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await database.close();
+      await postgres?.drop();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+export type { ApiError, ErrorCode } from './error.js';
+export { ERROR_CODES, ErrorSchema } from './error.js';
+export type { Int64, Int64Input } from './int64.js';
+export { INT64_MAX, INT64_MIN, Int64Schema, PositiveInt64Schema } from './int64.js';
+export { describeIssues } from './issues.js';
+export { parseJson, stringifyJson } from './json.js';
+export type { NewPet, NewPetInput, Pet, PetInput, PetStatus, Pets } from './pet.js';
+export {
+  NewPetSchema,
+  PET_NAME_MAX_LENGTH,
+  PET_STATUSES,
+  PetNameSchema,
+  PetSchema,
+  PetStatusSchema,
+  PetsSchema,
+} from './pet.js';
+export type { ListPetsQuery, ListPetsQueryInput } from './queries.js';
+export {
+  LIST_LIMIT,
+  ListLimitSchema,
+  ListPetsQuerySchema,
+  ListPetsSearchParamsSchema,
+  PetIdPathSchema,
+} from './queries.js';

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/** Smallest and largest values of a signed 64-bit integer (`format: int64` in the interface). */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An int64 value. JavaScript numbers are exact only up to 2^53, so int64 values are `bigint` once parsed:
+ * inputs may be a safe-integer `number` or a `bigint`, the output is always a `bigint`, and a value is never
+ * rounded on the way. JSON text carrying larger integers must be read with {@link parseJson} (which keeps
+ * them exact) instead of `JSON.parse` (which rounds them before any schema sees them).
+ */
+export const Int64Schema = z
+  .union([z.int({ error: 'must be an integer (int64)' }), z.bigint()], {
+    error: (issue) => (issue.input === undefined ? 'is required' : 'must be an integer (int64)'),
+  })
+  .transform((value) => BigInt(value))
+  .pipe(
+    z
+      .bigint()
+      .min(INT64_MIN, `must be an integer between ${INT64_MIN} and ${INT64_MAX} (int64)`)
+      .max(INT64_MAX, `must be an integer between ${INT64_MIN} and ${INT64_MAX} (int64)`),
+  );
+
+/** A positive int64, the form of every identifier the service assigns. */
+export const PositiveInt64Schema = Int64Schema.pipe(
+  z.bigint().min(1n, `must be a positive integer (1 to ${INT64_MAX})`),
+);
+
+export type Int64 = z.output<typeof Int64Schema>;
+export type Int64Input = z.input<typeof Int64Schema>;

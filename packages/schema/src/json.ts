@@ -1,0 +1,53 @@
+// JSON text <-> values without losing int64 precision.
+// `JSON.parse` turns 9007199254740993 into 9007199254740992 before any validation can notice; Node >= 21 and
+// current browsers give a reviver the source text of each number (`context.source`) and let `JSON.stringify`
+// emit a number verbatim through `JSON.rawJSON`, which is all that is needed to round-trip int64 exactly.
+
+type ReviverContext = { source?: string };
+type JsonWithRaw = typeof JSON & { rawJSON(text: string): unknown };
+
+const NUMBER_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+// Past this many digits the value is far outside int64 anyway; leave it a (rejected) number, do no big math.
+const MAX_EXACT_DIGITS = 40;
+
+/** The exact integer a JSON number's text denotes (`9007199254740993`, `9.2e18`), or undefined if it is not one. */
+function exactInteger(source: string): bigint | undefined {
+  const match = NUMBER_TEXT.exec(source);
+  if (!match) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;
+  const digits = (whole + fraction).replace(/^0+(?=\d)/, '');
+  const exponent = Number(exponentText) - fraction.length;
+  if (exponent < 0) {
+    // An integer only if the digits dropped by the negative exponent are all zeros.
+    const kept = digits.slice(0, exponent);
+    return /^0*$/.test(digits.slice(exponent)) && kept !== '' ? BigInt(sign + kept) : undefined;
+  }
+  if (digits.length + exponent > MAX_EXACT_DIGITS) return undefined;
+  return BigInt(sign + digits) * 10n ** BigInt(exponent);
+}
+
+/**
+ * `JSON.parse`, except that an integer too large for a double (beyond ±2^53) becomes an exact `bigint` instead
+ * of a rounded `number`. Everything else parses exactly as `JSON.parse` does, and its errors are `JSON.parse`'s
+ * `SyntaxError`s.
+ */
+export function parseJson(text: string): unknown {
+  return JSON.parse(text, function revive(
+    this: unknown,
+    _key: string,
+    value: unknown,
+    context?: ReviverContext,
+  ) {
+    if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined) {
+      return exactInteger(context.source) ?? value;
+    }
+    return value;
+  } as (this: unknown, key: string, value: unknown) => unknown);
+}
+
+/** `JSON.stringify`, except that a `bigint` is written as a plain JSON number with every digit. */
+export function stringifyJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'bigint' ? (JSON as JsonWithRaw).rawJSON(item.toString()) : item,
+  );
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { describeIssues } from './issues.js';
+import { parseJson } from './json.js';
+import { NewPetSchema, PET_NAME_MAX_LENGTH, PetSchema, PetStatusSchema, PetsSchema } from './pet.js';
+
+const errorOf = (result: { success: boolean; error?: unknown }) =>
+  result.success ? 'accepted' : describeIssues(result.error as never, 'field');
+
+describe('PetStatus', () => {
+  it.each(['available', 'pending', 'sold'])('accepts %s', (status) => {
+    expect(PetStatusSchema.parse(status)).toBe(status);
+  });
+
+  it.each(['Available', 'lost', '', null, 1])('refuses %j', (status) => {
+    expect(PetStatusSchema.safeParse(status).success).toBe(false);
+  });
+});
+
+describe('NewPet', () => {
+  it('accepts name and categoryId, status optional, and returns int64 values as bigint', () => {
+    expect(NewPetSchema.parse({ name: 'Rex', categoryId: 7 })).toEqual({ name: 'Rex', categoryId: 7n });
+    expect(NewPetSchema.parse({ name: 'Rex', categoryId: 7n, status: 'sold' })).toEqual({
+      name: 'Rex',
+      categoryId: 7n,
+      status: 'sold',
+    });
+  });
+
+  it('leaves an omitted status absent instead of inventing a value', () => {
+    expect(NewPetSchema.parse({ name: 'Rex', categoryId: 1 })).not.toHaveProperty('status');
+  });
+
+  it('requires name and categoryId', () => {
+    expect(errorOf(NewPetSchema.safeParse({}))).toBe('name: is required; categoryId: is required');
+    expect(errorOf(NewPetSchema.safeParse({ name: 'Rex' }))).toBe('categoryId: is required');
+    expect(errorOf(NewPetSchema.safeParse({ categoryId: 1 }))).toBe('name: is required');
+  });
+
+  it('refuses a body that is not an object', () => {
+    for (const body of [null, [], 'Rex', 42, true]) {
+      expect(errorOf(NewPetSchema.safeParse(body))).toBe('must be a JSON object');
+    }
+  });
+
+  it.each([
+    [{ name: 42, categoryId: 1 }, 'name: must be a string'],
+    [{ name: '', categoryId: 1 }, 'name: must not be empty'],
+    [{ name: ' \t\n', categoryId: 1 }, 'name: must contain a character other than whitespace'],
+    [
+      { name: 'a'.repeat(PET_NAME_MAX_LENGTH + 1), categoryId: 1 },
+      'name: must be at most 255 characters long',
+    ],
+    [{ name: 'bad\u0000name', categoryId: 1 }, 'name: must be valid Unicode text without NUL characters'],
+    [
+      { name: 'lone \ud800 surrogate', categoryId: 1 },
+      'name: must be valid Unicode text without NUL characters',
+    ],
+    [{ name: 'Rex', categoryId: '1' }, 'categoryId: must be an integer (int64)'],
+    [{ name: 'Rex', categoryId: 1.5 }, 'categoryId: must be an integer (int64)'],
+    [{ name: 'Rex', categoryId: null }, 'categoryId: must be an integer (int64)'],
+    [{ name: 'Rex', categoryId: 2 ** 60 }, 'categoryId: must be an integer (int64)'],
+    [{ name: 'Rex', categoryId: 1, status: 'lost' }, 'status: must be one of available, pending, sold'],
+  ])('refuses %j with a message naming the field', (body, message) => {
+    expect(errorOf(NewPetSchema.safeParse(body))).toBe(message);
+  });
+
+  it('refuses "status": null rather than treating it as absent', () => {
+    expect(errorOf(NewPetSchema.safeParse({ name: 'Rex', categoryId: 1, status: null }))).toMatch(
+      /^status: must be one of available, pending, sold \(omit the field/,
+    );
+  });
+
+  it('refuses unknown fields, a client-chosen id included', () => {
+    expect(errorOf(NewPetSchema.safeParse({ name: 'Rex', categoryId: 1, id: 5 }))).toBe('unknown field "id"');
+    expect(errorOf(NewPetSchema.safeParse({ name: 'Rex', categoryId: 1, stauts: 'sold', x: 1 }))).toBe(
+      'unknown fields "stauts", "x"',
+    );
+  });
+
+  it('keeps a name exactly as sent: unicode, inner and outer spaces, maximum length', () => {
+    for (const name of ['  Rex  ', 'Müsli 🐶', '名前', 'a'.repeat(PET_NAME_MAX_LENGTH)]) {
+      expect(NewPetSchema.parse({ name, categoryId: 1 }).name).toBe(name);
+    }
+  });
+
+  it('takes every int64 exactly, at both ends of the range, from JSON text', () => {
+    for (const text of ['-9223372036854775808', '9223372036854775807', '9007199254740993', '0']) {
+      const parsed = NewPetSchema.parse(parseJson(`{"name":"Rex","categoryId":${text}}`));
+      expect(parsed.categoryId).toBe(BigInt(text));
+    }
+  });
+
+  it('refuses int64 values out of range instead of wrapping or rounding them', () => {
+    for (const text of ['9223372036854775808', '-9223372036854775809', '1e30']) {
+      const result = NewPetSchema.safeParse(parseJson(`{"name":"Rex","categoryId":${text}}`));
+      expect(errorOf(result)).toMatch(/^categoryId: must be an integer/);
+    }
+  });
+});
+
+describe('Pet', () => {
+  it('is a NewPet plus a positive int64 id', () => {
+    expect(PetSchema.parse({ id: 1, name: 'Rex', categoryId: 2 })).toEqual({
+      id: 1n,
+      name: 'Rex',
+      categoryId: 2n,
+    });
+    expect(errorOf(PetSchema.safeParse({ name: 'Rex', categoryId: 2 }))).toBe('id: is required');
+    expect(errorOf(PetSchema.safeParse({ id: 0, name: 'Rex', categoryId: 2 }))).toMatch(
+      /^id: must be a positive/,
+    );
+  });
+
+  it('has no "status": null form', () => {
+    expect(PetSchema.safeParse({ id: 1, name: 'Rex', categoryId: 2, status: null }).success).toBe(false);
+  });
+
+  it('Pets is a bare array of Pet', () => {
+    expect(PetsSchema.parse([{ id: 1, name: 'Rex', categoryId: 2 }])).toHaveLength(1);
+    expect(PetsSchema.safeParse({ items: [] }).success).toBe(false);
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { describeIssues } from './issues.js';
+import { LIST_LIMIT, ListPetsQuerySchema, ListPetsSearchParamsSchema, PetIdPathSchema } from './queries.js';
+
+const decode = (query: Record<string, unknown>) => {
+  const result = ListPetsSearchParamsSchema.safeParse(query);
+  return result.success ? result.data : describeIssues(result.error, 'query parameter');
+};
+
+describe('listPets query', () => {
+  it('defaults limit to 20 and status to none', () => {
+    expect(LIST_LIMIT.default).toBe(20);
+    expect(ListPetsQuerySchema.parse({})).toEqual({ limit: 20 });
+    expect(decode({})).toEqual({ limit: 20 });
+  });
+
+  it.each([1, 20, 100])('accepts limit %i', (limit) => {
+    expect(ListPetsQuerySchema.parse({ limit })).toEqual({ limit });
+    expect(decode({ limit: String(limit) })).toEqual({ limit });
+  });
+
+  it.each(['0', '101', '-1', '1.5', 'abc', '', '1e1', '0x10', ' 5'])('refuses limit=%j', (limit) => {
+    expect(decode({ limit })).toBe('limit: must be an integer between 1 and 100');
+  });
+
+  it.each([0, 101, -1, 1.5, '5', null])('refuses a typed limit of %j', (limit) => {
+    expect(ListPetsQuerySchema.safeParse({ limit }).success).toBe(false);
+  });
+
+  it('refuses a parameter given twice', () => {
+    expect(decode({ limit: ['1', '2'] })).toBe('limit: must be given at most once');
+    expect(decode({ status: ['sold', 'sold'] })).toBe('status: must be given at most once');
+  });
+
+  it('takes a status filter and refuses an unknown status', () => {
+    expect(decode({ status: 'pending', limit: '5' })).toEqual({ status: 'pending', limit: 5 });
+    expect(decode({ status: 'lost' })).toBe('status: must be one of available, pending, sold');
+    expect(decode({ status: '' })).toBe('status: must be one of available, pending, sold');
+  });
+
+  it('refuses unsupported parameters such as offset', () => {
+    expect(decode({ offset: '20' })).toBe('unknown query parameter "offset"');
+  });
+});
+
+describe('getPet petId path segment', () => {
+  it.each(['1', '42', '9223372036854775807', '007'])('decodes %s to a bigint', (text) => {
+    expect(PetIdPathSchema.parse(text)).toBe(BigInt(text));
+  });
+
+  it.each(['0', '-1', '1.5', 'abc', '', '9223372036854775808', '1e3', ' 1'])('refuses %j', (text) => {
+    expect(PetIdPathSchema.safeParse(text).success).toBe(false);
+  });
+});

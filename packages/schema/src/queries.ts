@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { PositiveInt64Schema } from './int64.js';
+import { PetStatusSchema } from './pet.js';
+
+/** Bounds and default of listPets' `limit`, as the interface fixes them. */
+export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
+
+const limitMessage = `must be an integer between ${LIST_LIMIT.min} and ${LIST_LIMIT.max}`;
+
+export const ListLimitSchema = z
+  .int({ error: limitMessage })
+  .min(LIST_LIMIT.min, limitMessage)
+  .max(LIST_LIMIT.max, limitMessage)
+  .default(LIST_LIMIT.default);
+
+/**
+ * The listPets query as typed values (what tRPC and the clients pass). An absent `limit` means 20, an absent
+ * `status` means every status. Unknown keys are refused: a caller sending `offset` must learn that it is not
+ * supported rather than receive the first page again.
+ */
+export const ListPetsQuerySchema = z.strictObject({
+  limit: ListLimitSchema,
+  status: PetStatusSchema.optional(),
+});
+export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;
+export type ListPetsQueryInput = z.input<typeof ListPetsQuerySchema>;
+
+const INTEGER_TEXT = /^-?\d+$/;
+
+/**
+ * One query-string parameter: refused when repeated (`?limit=1&limit=2` has no single meaning), otherwise
+ * decoded from text by `decode` and checked by the typed schema, so the rule and its message live in one place.
+ */
+function queryParameter<T extends z.ZodType>(schema: T, decode: (text: string) => unknown = (text) => text) {
+  return z.preprocess((value, ctx) => {
+    if (Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be given at most once', input: value });
+      return z.NEVER;
+    }
+    return typeof value === 'string' ? decode(value) : value;
+  }, schema);
+}
+
+/**
+ * The listPets query as it arrives in a URL (string values, possibly repeated), decoded to {@link ListPetsQuery}.
+ * `limit` must be written as a plain decimal integer: `1.5`, `1e1`, `0x10` and `abc` are refused.
+ */
+export const ListPetsSearchParamsSchema = z.strictObject({
+  limit: queryParameter(ListLimitSchema, (text) => (INTEGER_TEXT.test(text) ? Number(text) : text)),
+  status: queryParameter(PetStatusSchema.optional()),
+});
+
+/**
+ * getPet's `{petId}` path segment, decoded to the id. It must be a decimal positive int64: `abc`, `0`, `-1`,
+ * `1.5` and values past 2^63-1 are refused (they can name no pet).
+ */
+export const PetIdPathSchema = z.preprocess(
+  (value) => (typeof value === 'string' && INTEGER_TEXT.test(value) ? BigInt(value) : value),
+  PositiveInt64Schema,
+);
