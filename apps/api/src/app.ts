@@ -6,6 +6,8 @@ import { requestContext } from './http/request-context.js';
 import type { Logger } from './logger.js';
 import { petsRestRouter } from './pets/pets.rest.js';
 import { createPetsService } from './pets/pets.service.js';
+import { createAppRouter } from './trpc/router.js';
+import { trpcMiddleware } from './trpc/trpc.express.js';
 
 export interface AppDeps {
   prisma: PrismaClient;
@@ -23,10 +25,12 @@ export function createApp({ prisma, apiKeys, logger }: AppDeps): express.Express
   app.set('query parser', 'simple');
 
   const pets = createPetsService(prisma);
-  const authenticate = requireApiKey(createKeyChecker(apiKeys));
+  const isKnownKey = createKeyChecker(apiKeys);
 
   app.use(requestContext(logger));
-  app.use('/v1', petsRestRouter(pets, authenticate));
+  // Both transports call the same service; each checks the API key first.
+  app.use('/v1/trpc', trpcMiddleware(createAppRouter({ pets }), isKnownKey, logger));
+  app.use('/v1', petsRestRouter(pets, requireApiKey(isKnownKey)));
   app.use(routeNotFound);
   app.use(errorHandler(logger));
   return app;

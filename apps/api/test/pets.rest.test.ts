@@ -1,6 +1,6 @@
 import { PetSchema, PetsSchema, stringifyJson } from '@petstore/schema';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GET_PET_DEPRECATION } from '../src/pets/pets.rest.js';
+import { GET_PET_DEPRECATION } from '../src/pets/get-pet-deprecation.js';
 import { call, expectError, rawCall } from './support/http.js';
 import { DATABASE_KINDS, OTHER_API_KEY, startTestServer, type TestServer } from './support/test-server.js';
 

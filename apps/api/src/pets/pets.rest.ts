@@ -5,15 +5,8 @@ import { AppError } from '../errors.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { sendJson } from '../http/send.js';
+import { GET_PET_DEPRECATION_HEADERS } from './get-pet-deprecation.js';
 import type { PetsService } from './pets.service.js';
-
-/** getPet is deprecated (RFC 9745) and removed on 5 December 2030 (RFC 8594); listPets replaces it. */
-export const GET_PET_DEPRECATION = {
-  // @<unix seconds>: 2026-11-21, when this implementation first shipped getPet, already deprecated.
-  deprecation: '@1795219200',
-  sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
-  link: '</v1/pets>; rel="successor-version"',
-};
 
 function parseOr400<T extends z.ZodType>(schema: T, value: unknown, subject: string): z.output<T> {
   const result = schema.safeParse(value);
@@ -24,11 +17,7 @@ function parseOr400<T extends z.ZodType>(schema: T, value: unknown, subject: str
 const GetPetParamsSchema = z.object({ petId: PetIdPathSchema });
 
 const markDeprecated: RequestHandler = (_req, res, next) => {
-  res.set({
-    Deprecation: GET_PET_DEPRECATION.deprecation,
-    Sunset: GET_PET_DEPRECATION.sunset,
-    Link: GET_PET_DEPRECATION.link,
-  });
+  res.set(GET_PET_DEPRECATION_HEADERS);
   next();
 };
 

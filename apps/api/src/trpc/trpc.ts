@@ -1,0 +1,106 @@
+import { type ApiError, describeIssues } from '@petstore/schema';
+import { initTRPC, TRPCError } from '@trpc/server';
+import superjson from 'superjson';
+import { ZodError } from 'zod';
+import { AppError, internalError } from '../errors.js';
+import { authenticate } from '../http/auth.js';
+
+/** Per-request context: only what the procedures need from HTTP. */
+export interface TrpcContext {
+  authorization: string | undefined;
+  isKnownKey: (key: string) => boolean;
+  /** Called with any error that is not the caller's fault, for the logs. */
+  onInternalError: (error: unknown, path: string | undefined) => void;
+}
+
+export interface TrpcMeta {
+  /** Marks a procedure that will be removed; the date (RFC 8594 `Sunset`) is when. */
+  deprecated?: { sunset: string; replacement: string };
+}
+
+/** tRPC codes for the HTTP statuses of our error model. */
+const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** What the same mistake is called on the REST side, so both transports send the same message. */
+const INPUT_SUBJECT: Record<string, string> = {
+  'pets.list': 'query parameter',
+  'pets.get': 'path parameter',
+};
+
+/** Errors tRPC raises itself (before any procedure runs), in our error model. */
+const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>> = {
+  PARSE_ERROR: () => new AppError('malformed_json', 'request input is not valid JSON'),
+  NOT_FOUND: () => new AppError('route_not_found', 'no such procedure'),
+  METHOD_NOT_SUPPORTED: () =>
+    new AppError(
+      'method_not_allowed',
+      'use GET for queries (pets.list, pets.get) and POST for mutations (pets.create)',
+    ),
+  PAYLOAD_TOO_LARGE: () => new AppError('payload_too_large', 'request body is too large'),
+  UNSUPPORTED_MEDIA_TYPE: () =>
+    new AppError('unsupported_media_type', 'Content-Type must be application/json'),
+  BAD_REQUEST: () => new AppError('validation_failed', 'the request could not be read'),
+};
+
+/** The AppError behind any tRPC error: thrown by our code, an input that failed its schema, or tRPC's own. */
+export function toAppError(error: TRPCError, path: string | undefined): AppError | undefined {
+  if (error.cause instanceof AppError) return error.cause;
+  if (error.cause instanceof ZodError) {
+    return new AppError(
+      'validation_failed',
+      describeIssues(error.cause, INPUT_SUBJECT[path ?? ''] ?? 'field'),
+    );
+  }
+  return APP_ERROR_BY_TRPC_CODE[error.code]?.();
+}
+
+const t = initTRPC
+  .context<TrpcContext>()
+  .meta<TrpcMeta>()
+  .create({
+    transformer: superjson,
+    // Never send stack traces, in any environment.
+    isDev: false,
+    errorFormatter({ shape, error, path, ctx }) {
+      const known = toAppError(error, path);
+      if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
+      const apiError: ApiError = (known ?? internalError()).toBody();
+      const { stack: _stack, ...data } = shape.data;
+      return { ...shape, message: apiError.message, data: { ...data, error: apiError } };
+    },
+  });
+
+/**
+ * Every procedure: domain errors (AppError) become tRPC errors with the matching code, so the HTTP status
+ * is the one REST would send; then the API key is checked, before input validation, as on REST.
+ */
+export const procedure = t.procedure
+  .use(async ({ next }) => {
+    const result = await next();
+    if (!result.ok && result.error.cause instanceof AppError) {
+      const cause = result.error.cause;
+      throw new TRPCError({
+        code: TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR',
+        message: cause.message,
+        cause,
+      });
+    }
+    return result;
+  })
+  .use(({ ctx, next }) => {
+    authenticate(ctx.authorization, ctx.isKnownKey);
+    return next();
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;

@@ -1,0 +1,123 @@
+import { type ApiError, ErrorSchema, parseJson } from '@petstore/schema';
+import { TRPCError } from '@trpc/server';
+import superjson from 'superjson';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyChecker } from '../src/http/auth.js';
+import { createPetsService } from '../src/pets/pets.service.js';
+import { createAppRouter } from '../src/trpc/router.js';
+import { createCallerFactory } from '../src/trpc/trpc.js';
+import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
+
+/** The Error body tRPC puts in `data.error`, read back from an HTTP reply (superjson-encoded). */
+const errorOf = (body: unknown) => {
+  const shape = superjson.deserialize<{ data: { error: ApiError } }>((body as { error: never }).error);
+  return ErrorSchema.parse(shape.data.error);
+};
+
+function callers(server: TestServer) {
+  const createCaller = createCallerFactory(
+    createAppRouter({ pets: createPetsService(server.database.prisma) }),
+  );
+  const context = (authorization: string | undefined) => ({
+    authorization,
+    isKnownKey: createKeyChecker([TEST_API_KEY]),
+    onInternalError: () => {},
+  });
+  return {
+    caller: createCaller(context(`Bearer ${TEST_API_KEY}`)),
+    anonymous: createCaller(context(undefined)),
+  };
+}
+
+describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
+  let server: TestServer;
+  let caller: ReturnType<typeof callers>['caller'];
+  let anonymous: typeof caller;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, 'trpc');
+    ({ caller, anonymous } = callers(server));
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('creates, reads and lists pets with the REST semantics', async () => {
+    const pet = await caller.pets.create({ name: 'Rex', categoryId: 9007199254740993n });
+    expect(pet).toEqual({ id: pet.id, name: 'Rex', categoryId: 9007199254740993n });
+    expect(pet).not.toHaveProperty('status');
+    expect(await caller.pets.get({ petId: pet.id })).toEqual(pet);
+    const sold = await caller.pets.create({ name: 'Sold', categoryId: 1, status: 'sold' });
+    expect(await caller.pets.list({ status: 'sold' })).toEqual([sold]);
+    expect((await caller.pets.list()).map((p) => p.id)).toEqual([pet.id, sold.id]);
+  });
+
+  it('checks the API key before validating input', async () => {
+    const error = await anonymous.pets
+      .create({ name: '', categoryId: 'x' as never })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect((error as TRPCError).code).toBe('UNAUTHORIZED');
+  });
+
+  it('maps domain errors to tRPC codes', async () => {
+    const notFound = await caller.pets.get({ petId: 9223372036854775807n }).catch((e: unknown) => e);
+    expect((notFound as TRPCError).code).toBe('NOT_FOUND');
+    const invalid = await caller.pets.list({ limit: 0 }).catch((e: unknown) => e);
+    expect((invalid as TRPCError).code).toBe('BAD_REQUEST');
+  });
+
+  describe('over HTTP', () => {
+    const trpcUrl = (path: string) => `${server.baseUrl}/trpc/${path}`;
+    const get = (
+      path: string,
+      input: unknown,
+      headers: Record<string, string> = { authorization: `Bearer ${TEST_API_KEY}` },
+    ) =>
+      fetch(`${trpcUrl(path)}?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`, {
+        headers,
+      });
+
+    it('answers 401 with the REST Error body and a Bearer challenge', async () => {
+      const response = await get('pets.list', {}, {});
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="petstore"');
+      expect(errorOf(await response.json())).toMatchObject({ code: 'unauthorized', status: 401 });
+    });
+
+    it('carries the REST Error body, with the REST message, for invalid input', async () => {
+      const response = await get('pets.list', { limit: 101 });
+      expect(response.status).toBe(400);
+      expect(errorOf(await response.json())).toEqual({
+        code: 'validation_failed',
+        message: 'limit: must be an integer between 1 and 100',
+        status: 400,
+      });
+      const unknownKey = await get('pets.list', { offset: 5 });
+      expect(errorOf(await unknownKey.json()).message).toBe('unknown query parameter "offset"');
+    });
+
+    it('marks pets.get deprecated with the REST headers and sends no stack traces', async () => {
+      const response = await get('pets.get', { petId: 9223372036854775807n });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+      expect(response.headers.get('deprecation')).toMatch(/^@\d+$/);
+      const text = await response.text();
+      expect(text).not.toContain('stack');
+      expect(errorOf(parseJson(text))).toMatchObject({ code: 'pet_not_found', status: 404 });
+    });
+
+    it('keeps int64 exact over the wire', async () => {
+      const response = await fetch(trpcUrl('pets.create'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(superjson.serialize({ name: 'Big', categoryId: 9223372036854775807n })),
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as {
+        result: { data: Parameters<typeof superjson.deserialize>[0] };
+      };
+      expect(superjson.deserialize(body.result.data)).toMatchObject({ categoryId: 9223372036854775807n });
+    });
+  });
+});
