@@ -83,7 +83,10 @@ export class ConfigError extends Error {
 export function parseConfig(source: Record<string, string | undefined>): Config {
   const result = EnvSchema.safeParse(source);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    // Name the variable only (`API_KEYS`, not `API_KEYS.1`): the message must never echo a key.
+    const problems = [
+      ...new Set(result.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`)),
+    ];
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const env = result.data;

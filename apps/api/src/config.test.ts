@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config.js';
+
+const KEY = 'a-key-of-sixteen-chars';
+
+describe('parseConfig', () => {
+  it('has defaults for a zero-setup local run', () => {
+    expect(parseConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: './.data',
+      apiKeys: undefined,
+      appEnv: undefined,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    expect(
+      parseConfig({
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        DATABASE_URL: 'postgresql://u:p@db:5432/pets',
+        DATA_DIR: '/var/lib/petstore',
+        API_KEYS: ` ${KEY} ,second-key-0123456789,`,
+        APP_ENV: 'staging',
+        LOG_LEVEL: 'warn',
+      }),
+    ).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgresql://u:p@db:5432/pets',
+      dataDir: '/var/lib/petstore',
+      apiKeys: [KEY, 'second-key-0123456789'],
+      appEnv: 'staging',
+      logLevel: 'warn',
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    expect(parseConfig({ PORT: '', DATABASE_URL: '', API_KEYS: '', APP_ENV: '' })).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      apiKeys: undefined,
+      appEnv: undefined,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: '1.5' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://localhost/pets' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ API_KEYS: 'short' }, 'API_KEYS'],
+    [{ API_KEYS: ',,' }, 'API_KEYS'],
+    [{ API_KEYS: 'has a space in the key!' }, 'API_KEYS'],
+    [{ APP_ENV: 'prod' }, 'APP_ENV'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+  ])('refuses %j, naming the variable', (env, variable) => {
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}: `));
+  });
+
+  it('refuses production without API_KEYS, and never prints a key in its messages', () => {
+    expect(() => parseConfig({ APP_ENV: 'production' })).toThrow(
+      /API_KEYS: is required when APP_ENV=production/,
+    );
+    expect(parseConfig({ APP_ENV: 'production', API_KEYS: KEY }).apiKeys).toEqual([KEY]);
+    let message = '';
+    try {
+      parseConfig({ API_KEYS: `${KEY},bad key` });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/API_KEYS/);
+    expect(message).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,133 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PetSchema } from '@petstore/schema';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { call } from './support/http.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+/** The real entry point, as `pnpm dev` runs it (TypeScript source), in its own process. */
+function startMain(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'], {
+    cwd: join(import.meta.dirname, '..'),
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const url = /listening on (http:\/\/\S+\/v1)/.exec(stdout)?.[1];
+      if (url) resolve(url);
+    };
+    child.stdout.on('data', check);
+    exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${stderr}${stdout}`)));
+  });
+  ready.catch(() => {}); // tests of failed start-ups await `exited` instead
+  return { child, ready, exited, output: () => ({ stdout, stderr }) };
+}
+
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGKILL');
+});
+
+describe('main: the process as users start it', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'petstore-main-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts on embedded PGlite with a generated key, prints the URL and a curl line, and keeps data across restarts', async () => {
+    const first = startMain({ DATA_DIR: dataDir });
+    running.push(first.child);
+    const url = await first.ready;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const key = (await readFile(join(dataDir, 'dev-api-key'), 'utf8')).trim();
+    expect(first.output().stdout).toContain(`curl -H 'Authorization: Bearer ${key}' ${url}/pets`);
+
+    const created = await call(url, '/pets', {
+      method: 'POST',
+      body: '{"name":"Kept","categoryId":9007199254740993}',
+      apiKey: key,
+    });
+    expect(created.status).toBe(201);
+    const pet = PetSchema.parse(created.body);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = startMain({ DATA_DIR: dataDir });
+    running.push(second.child);
+    const url2 = await second.ready;
+    const read = await call(url2, `/pets/${pet.id}`, { apiKey: key });
+    expect(read.status).toBe(200);
+    expect(read.text).toContain('"categoryId":9007199254740993');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('uses API_KEYS when given, and does not print or log them', async () => {
+    const key = 'configured-key-0123456789';
+    const proc = startMain({ DATA_DIR: dataDir, API_KEYS: key, LOG_LEVEL: 'info' });
+    running.push(proc.child);
+    const url = await proc.ready;
+    expect((await call(url, '/pets', { apiKey: key })).status).toBe(200);
+    expect((await call(url, '/pets', { apiKey: 'wrong-key-0123456789' })).status).toBe(401);
+    proc.child.kill('SIGTERM');
+    await proc.exited;
+    const { stdout, stderr } = proc.output();
+    expect(stdout).toContain('"status":200'); // request lines are logged...
+    expect(stdout + stderr).not.toContain(key); // ...but never the key
+    expect(stdout + stderr).not.toContain('wrong-key-0123456789');
+    expect(stdout).not.toContain('curl -H');
+  });
+
+  it('refuses to start in production without API_KEYS, naming the variable', async () => {
+    const proc = startMain({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    expect(await proc.exited).toBe(1);
+    expect(proc.output().stderr).toContain('API_KEYS: is required when APP_ENV=production');
+  });
+
+  it('refuses a bad value, naming the variable', async () => {
+    const proc = startMain({ DATA_DIR: dataDir, PORT: 'eighty' });
+    expect(await proc.exited).toBe(1);
+    expect(proc.output().stderr).toMatch(/PORT: must be a port number/);
+  });
+
+  describe('on PostgreSQL (DATABASE_URL)', () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase('main');
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it('migrates a new database at start-up and serves it', async () => {
+      const key = 'pg-key-0123456789abcdef';
+      const proc = startMain({ DATABASE_URL: database.url, API_KEYS: key, DATA_DIR: dataDir });
+      running.push(proc.child);
+      const url = await proc.ready;
+      expect(proc.output().stdout).toContain('PostgreSQL postgresql://postgres@');
+      expect(
+        (await call(url, '/pets', { method: 'POST', body: '{"name":"Pg","categoryId":1}', apiKey: key }))
+          .status,
+      ).toBe(201);
+      expect(((await call(url, '/pets', { apiKey: key })).body as unknown[]).length).toBe(1);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    });
+  });
+});
