@@ -6,14 +6,14 @@ import type { z } from 'zod';
  * unknown keys: `unknown field "id"`.
  */
 export function describeIssues(error: z.ZodError, subject: string): string {
-  return error.issues
-    .map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        const keys = issue.keys.map((key) => JSON.stringify(key)).join(', ');
-        return `unknown ${subject}${issue.keys.length > 1 ? 's' : ''} ${keys}`;
-      }
-      const path = issue.path.map(String).join('.');
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join('; ');
+  const lines = error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((key) => JSON.stringify(key)).join(', ');
+      return `unknown ${subject}${issue.keys.length > 1 ? 's' : ''} ${keys}`;
+    }
+    const path = issue.path.map(String).join('.');
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+  // One rule can fail two ways with the same message (1e21 is neither a safe integer nor <= 100): say it once.
+  return [...new Set(lines)].join('; ');
 }

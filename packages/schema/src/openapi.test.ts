@@ -1,0 +1,137 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from './error.js';
+import { parseJson } from './json.js';
+import { createOpenApiDocument, createOpenApiJson } from './openapi.js';
+import { PET_NAME_MAX_LENGTH } from './pet.js';
+import { LIST_LIMIT } from './queries.js';
+
+// The committed document. A change to the generated document fails this test until the snapshot is updated
+// on purpose (`pnpm --filter @petstore/schema openapi:snapshot`) and the diff reviewed with the change.
+const SNAPSHOT = new URL('../openapi.snapshot.json', import.meta.url);
+
+// biome-ignore lint/suspicious/noExplicitAny: walking a JSON document whose shape the assertions check
+type Json = Record<string, any>;
+const document = parseJson(createOpenApiJson()) as Json;
+const operation = (path: string, method: string): Json => document.paths[path][method];
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', async () => {
+    const validator = new Validator();
+    // The validator wants JSON values: read the text as any JSON tool would.
+    const result = await validator.validate(JSON.parse(createOpenApiJson()));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('matches the committed snapshot (update it with `pnpm --filter @petstore/schema openapi:snapshot`)', () => {
+    if (process.env.UPDATE_OPENAPI_SNAPSHOT === '1') writeFileSync(SNAPSHOT, `${createOpenApiJson({}, 2)}\n`);
+    // Compared as values, so that reformatting the file is not a change.
+    expect(parseJson(readFileSync(SNAPSHOT, 'utf8'))).toEqual(document);
+  });
+
+  it('has version 1.0.0, the three operations, and getPet deprecated', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(operation('/pets', 'get').operationId).toBe('listPets');
+    expect(operation('/pets', 'post').operationId).toBe('createPet');
+    expect(operation('/pets/{petId}', 'get').operationId).toBe('getPet');
+    expect(operation('/pets/{petId}', 'get').deprecated).toBe(true);
+    expect(operation('/pets', 'get').deprecated).toBeUndefined();
+    expect(Object.keys(document.paths)).toEqual(['/pets', '/pets/{petId}']);
+  });
+
+  it('protects every operation with the bearer scheme', () => {
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('takes the limit bounds and default from the query schema', () => {
+    const limit = operation('/pets', 'get').parameters.find((p: Json) => p.name === 'limit');
+    expect(limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: {
+        type: 'integer',
+        minimum: LIST_LIMIT.min,
+        maximum: LIST_LIMIT.max,
+        default: LIST_LIMIT.default,
+      },
+    });
+    const status = operation('/pets', 'get').parameters.find((p: Json) => p.name === 'status');
+    expect(status).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { $ref: '#/components/schemas/PetStatus' },
+    });
+  });
+
+  it('has the required flags of the spec tables', () => {
+    const { NewPet, Pet, Error: ErrorBody, PetStatus } = document.components.schemas;
+    expect(NewPet.required).toEqual(['name', 'categoryId']);
+    expect(Pet.required).toEqual(['id', 'name', 'categoryId']);
+    expect(ErrorBody.required).toEqual(['code', 'message', 'status']);
+    expect(PetStatus.enum).toEqual(['available', 'pending', 'sold']);
+    expect(operation('/pets', 'post').requestBody.required).toBe(true);
+    const petId = operation('/pets/{petId}', 'get').parameters.find((p: Json) => p.name === 'petId');
+    expect(petId).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', format: 'int64' } });
+  });
+
+  it('writes int64 fields as format int64 with their exact bounds', () => {
+    const { NewPet, Pet } = document.components.schemas;
+    const int64 = { type: 'integer', format: 'int64', minimum: -(2n ** 63n), maximum: 2n ** 63n - 1n };
+    expect(NewPet.properties.categoryId).toMatchObject(int64);
+    expect(Pet.properties.categoryId).toMatchObject(int64);
+    expect(Pet.properties.id).toMatchObject({ ...int64, minimum: 1 });
+    // Exact in the JSON text, where a double would print 9223372036854776000.
+    expect(createOpenApiJson()).toContain('"maximum":9223372036854775807');
+    expect(createOpenApiJson()).toContain('"minimum":-9223372036854775808');
+  });
+
+  it('takes the name bounds from the name schema, and refuses unknown fields', () => {
+    const { NewPet, Pet } = document.components.schemas;
+    for (const schema of [NewPet, Pet]) {
+      expect(schema.properties.name).toMatchObject({
+        type: 'string',
+        minLength: 1,
+        maxLength: PET_NAME_MAX_LENGTH,
+      });
+      expect(schema.additionalProperties).toBe(false);
+    }
+  });
+
+  it('documents every response we send, each error with the Error body', () => {
+    const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses);
+    expect(statuses('/pets', 'get')).toEqual(['200', '400', '401', '500']);
+    expect(statuses('/pets', 'post')).toEqual(['201', '400', '401', '413', '415', '500']);
+    expect(statuses('/pets/{petId}', 'get')).toEqual(['200', '400', '401', '404', '500']);
+    for (const path of Object.keys(document.paths)) {
+      for (const [method, op] of Object.entries(document.paths[path] as Json)) {
+        for (const [status, response] of Object.entries(op.responses as Json)) {
+          if (Number(status) < 400) continue;
+          expect(response.content['application/json'].schema, `${method} ${path} ${status}`).toEqual({
+            $ref: '#/components/schemas/Error',
+          });
+          for (const code of response['x-error-codes'])
+            expect(ERROR_CODES[code as keyof typeof ERROR_CODES]).toBe(Number(status));
+        }
+      }
+    }
+  });
+
+  it('lists the servers it is given, and defaults to the serving server', () => {
+    expect(document.servers).toEqual([{ url: '/v1', description: 'The server that serves this document' }]);
+    const servers = [
+      { url: 'https://api.example.com/v1', description: 'production' },
+      { url: 'https://staging.example.com/v1', description: 'staging' },
+    ];
+    expect(createOpenApiDocument({ servers }).servers).toEqual(servers);
+  });
+
+  it('is a JSON document apart from the exact int64 bounds', () => {
+    expect(() => JSON.stringify(createOpenApiDocument())).toThrow(/BigInt/);
+    expect(JSON.parse(createOpenApiJson()).openapi).toBe('3.1.0');
+  });
+});
