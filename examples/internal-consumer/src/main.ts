@@ -1,0 +1,31 @@
+// An internal app talking to the Pet Store service through both clients.
+//   PETSTORE_URL=http://127.0.0.1:3000/v1 PETSTORE_API_KEY=$(cat .data/dev-api-key) pnpm start
+import { apiErrorOf, createRestClient, createTrpcClient, type Pet } from '@petstore/client';
+
+const baseUrl = process.env.PETSTORE_URL;
+const apiKey = process.env.PETSTORE_API_KEY;
+if (!baseUrl || !apiKey) {
+  console.error('Set PETSTORE_URL (the base URL, ending in /v1) and PETSTORE_API_KEY.');
+  process.exit(2);
+}
+
+const show = (pet: Pet) =>
+  `#${pet.id} ${pet.name} (category ${pet.categoryId}, ${pet.status ?? 'no status'})`;
+
+// REST: what external consumers use too.
+const rest = createRestClient({ baseUrl, apiKey });
+const rex = await rest.createPet({ name: 'Rex', categoryId: 9007199254740993n, status: 'available' });
+console.log('REST created', show(rex));
+console.log('REST available:', (await rest.listPets({ status: 'available', limit: 5 })).map(show));
+
+// tRPC: the same service, typed end to end by its router.
+const trpc = createTrpcClient({ url: `${baseUrl}/trpc`, apiKey });
+const max = await trpc.pets.create.mutate({ name: 'Max', categoryId: 7 });
+console.log('tRPC created', show(max));
+console.log('tRPC read', show(await trpc.pets.get.query({ petId: rex.id })));
+console.log('tRPC list:', (await trpc.pets.list.query({ limit: 5 })).map(show));
+
+// Both transports fail with the same Error body.
+for (const attempt of [rest.listPets({ limit: 0 }), trpc.pets.list.query({ limit: 0 })]) {
+  await attempt.catch((error: unknown) => console.log('refused as expected:', apiErrorOf(error)));
+}

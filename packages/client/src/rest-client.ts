@@ -1,0 +1,158 @@
+import {
+  describeIssues,
+  ErrorSchema,
+  type Int64Input,
+  type ListPetsQueryInput,
+  type NewPetInput,
+  type Pet,
+  PetSchema,
+  PetsSchema,
+  parseJson,
+  stringifyJson,
+} from '@petstore/schema';
+import type { z } from 'zod';
+import { PetStoreApiError } from './client-error.js';
+import { type PetStoreTarget, resolveBaseUrl } from './environments.js';
+
+export type RestClientOptions = PetStoreTarget & {
+  /** Sent as `Authorization: Bearer <apiKey>` on every call. */
+  apiKey: string;
+  /** A `fetch` to use instead of the global one (tests, proxies, instrumentation). */
+  fetch?: typeof globalThis.fetch;
+  /**
+   * Check every success body against the schema (default true). With false, bodies are trusted: the int64
+   * fields `id` and `categoryId` still become `bigint`, nothing else is checked.
+   */
+  validateResponses?: boolean;
+};
+
+/** The three operations of the interface over REST. Every failure is a {@link PetStoreApiError}. */
+export interface RestClient {
+  /** listPets: `GET /pets`, ordered by id ascending; `limit` 1..100 (default 20), optional `status` filter. */
+  listPets(query?: ListPetsQueryInput): Promise<Pet[]>;
+  /** createPet: `POST /pets`; returns the stored pet with its new `id`. */
+  createPet(newPet: NewPetInput): Promise<Pet>;
+  /**
+   * getPet: `GET /pets/{petId}`.
+   * @deprecated The service removes this operation on 5 December 2030 (`Sunset` header). Use
+   * {@link RestClient.listPets} with the `status` filter instead.
+   */
+  getPet(petId: Int64Input): Promise<Pet>;
+}
+
+type Json = ReturnType<typeof parseJson>;
+
+const toBigInt = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : value;
+
+/** Unvalidated mode: only turn int64 fields into bigint so the declared types hold for well-formed bodies. */
+function trustPet(value: Json): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const pet = value as Record<string, unknown>;
+  return { ...pet, id: toBigInt(pet.id), categoryId: toBigInt(pet.categoryId) };
+}
+
+// A query string cannot carry types, so values are written as text and the service reads them back; anything
+// but a plain value is sent as is (String) so the service, the one authority on the rules, reports it.
+function queryString(query: ListPetsQueryInput | undefined): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/**
+ * A REST client for the service at `baseUrl` (or the URL of `environment`). Inputs are not checked here: the
+ * service checks them, so a mistake gets the same `Error` body from REST, from tRPC and from any other client.
+ * int64 values are exact both ways (`bigint` in and out, JSON numbers with every digit on the wire).
+ */
+export function createRestClient(options: RestClientOptions): RestClient {
+  const baseUrl = resolveBaseUrl(options);
+  if (typeof options.apiKey !== 'string' || options.apiKey === '') {
+    throw new TypeError('apiKey is required: the service refuses every call without one');
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const validate = options.validateResponses ?? true;
+  const authorization = `Bearer ${options.apiKey}`;
+
+  async function call<S extends z.ZodType>(
+    method: 'GET' | 'POST',
+    path: string,
+    schema: S,
+    trust: (body: Json) => Json,
+    body?: unknown,
+  ): Promise<z.output<S>> {
+    const url = `${baseUrl}${path}`;
+    const headers: Record<string, string> = { accept: 'application/json', authorization };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let status: number;
+    let text: string;
+    try {
+      const response = await fetchImpl(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : stringifyJson(body),
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new PetStoreApiError('network', `${method} ${url} got no reply: ${reason}`, { cause });
+    }
+
+    let json: Json;
+    try {
+      json = parseJson(text);
+    } catch {
+      throw new PetStoreApiError(
+        'non_json',
+        `${method} ${url} answered ${status} with a body that is not JSON`,
+        {
+          status,
+          responseText: text,
+        },
+      );
+    }
+
+    if (status < 200 || status > 299) {
+      const error = ErrorSchema.safeParse(json);
+      if (error.success) {
+        throw new PetStoreApiError('api', `${error.data.code} (${status}): ${error.data.message}`, {
+          status,
+          error: error.data,
+        });
+      }
+      throw new PetStoreApiError(
+        'invalid_body',
+        `${method} ${url} answered ${status} without an Error body`,
+        {
+          status,
+          responseText: text,
+        },
+      );
+    }
+
+    if (!validate) return trust(json) as z.output<S>;
+    const result = schema.safeParse(json);
+    if (!result.success) {
+      throw new PetStoreApiError(
+        'invalid_body',
+        `${method} ${url} answered ${status} with a body that does not match the interface: ${describeIssues(result.error, 'field')}`,
+        { status, responseText: text },
+      );
+    }
+    return result.data;
+  }
+
+  return {
+    listPets: (query) =>
+      call('GET', `/pets${queryString(query)}`, PetsSchema, (body) =>
+        Array.isArray(body) ? body.map(trustPet) : body,
+      ),
+    createPet: (newPet) => call('POST', '/pets', PetSchema, trustPet, newPet),
+    getPet: (petId) => call('GET', `/pets/${encodeURIComponent(String(petId))}`, PetSchema, trustPet),
+  };
+}
