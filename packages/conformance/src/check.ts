@@ -1,0 +1,168 @@
+import { ERROR_CODES, ErrorSchema, type Pet, PetSchema, PetsSchema } from '@petstore/schema';
+import type { z } from 'zod';
+import type { Fixtures } from './fixtures.js';
+import type { Exchange, HttpClient, SentRequest } from './http-client.js';
+
+/** Everything a check may use. It knows the deployment only through `http`. */
+export interface CheckContext {
+  http: HttpClient;
+  fixtures: Fixtures;
+  /** The run's seed; property-based checks derive theirs from it and the check id. */
+  seed: number;
+  /** How many generated cases each property-based check tries. */
+  numRuns: number;
+}
+
+export interface Check {
+  /** Stable: other teams grep for it, put it in tickets and allow-lists. Never renamed, never reused. */
+  id: string;
+  /** One line: what a conforming deployment does. */
+  description: string;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+/** A deviation from the interface, with the request that shows it. */
+export class CheckFailure extends Error {
+  override name = 'CheckFailure';
+  constructor(
+    message: string,
+    readonly exchange?: Exchange,
+    /** For a request that got no response (network error, timeout). */
+    readonly request?: SentRequest,
+  ) {
+    super(message);
+  }
+}
+
+export function fail(message: string, exchange?: Exchange): never {
+  throw new CheckFailure(message, exchange);
+}
+
+export function check(condition: unknown, message: string, exchange?: Exchange): asserts condition {
+  if (!condition) fail(message, exchange);
+}
+
+// Invisible characters (U+FEFF, NBSP, controls) are written as \\uXXXX so a message shows what differs.
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u00a0\u2000-\u200a\u3000]/gu;
+
+const show = (value: unknown) =>
+  JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)).replace(
+    INVISIBLE,
+    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+
+/** Documented statuses of the interface's operations (README table "operation / route / success / errors"). */
+export const DOCUMENTED_STATUSES = {
+  listPets: [200, 400, 401],
+  createPet: [201, 400, 401, 413, 415],
+  getPet: [200, 400, 401, 404],
+} as const;
+
+/** JSON responses say so: `application/json`, charset UTF-8 if any is named. */
+export function expectJsonContentType(exchange: Exchange): void {
+  const contentType = exchange.headers.get('content-type');
+  check(
+    contentType !== null && /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i.test(contentType),
+    `expected Content-Type application/json, got ${contentType === null ? 'none' : JSON.stringify(contentType)}`,
+    exchange,
+  );
+}
+
+export function expectStatus(exchange: Exchange, status: number): void {
+  if (exchange.status !== status) {
+    fail(`expected status ${status}, got ${exchange.status}: ${exchange.text.slice(0, 300)}`, exchange);
+  }
+}
+
+/** A JSON body valid against a schema model; returns the parsed (int64 as bigint) value. */
+export function expectBody<T extends z.ZodType>(exchange: Exchange, schema: T, what: string): z.output<T> {
+  expectJsonContentType(exchange);
+  check(exchange.jsonError === undefined, `body is not JSON (${exchange.jsonError})`, exchange);
+  const result = schema.safeParse(exchange.json);
+  if (!result.success) {
+    const issues = result.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+      .join('; ');
+    fail(`body is not a valid ${what}: ${issues}; body: ${exchange.text.slice(0, 300)}`, exchange);
+  }
+  return result.data;
+}
+
+/**
+ * The interface's Error body: exactly {code, message, status}, `status` equal to the HTTP status, a non-empty
+ * message, a JSON Content-Type, and a known code only ever with its documented status.
+ */
+export function expectError(exchange: Exchange, status: number, code?: string): void {
+  expectStatus(exchange, status);
+  const body = expectBody(exchange, ErrorSchema, 'Error');
+  check(body.status === status, `Error.status is ${body.status}, the HTTP status is ${status}`, exchange);
+  check(body.message.trim() !== '', 'Error.message is empty', exchange);
+  const documented = (ERROR_CODES as Record<string, number>)[body.code];
+  check(
+    documented === undefined || documented === status,
+    `Error.code ${JSON.stringify(body.code)} is documented with status ${documented}, sent with ${status}`,
+    exchange,
+  );
+  if (code !== undefined) {
+    check(
+      body.code === code,
+      `expected Error.code ${JSON.stringify(code)}, got ${JSON.stringify(body.code)}`,
+      exchange,
+    );
+  }
+}
+
+/** A 4xx refusal that is never a 5xx: the first thing said when a server falls over on bad input. */
+export function expectRefused(exchange: Exchange, status: number, code?: string): void {
+  check(
+    exchange.status < 500,
+    `server error ${exchange.status} on bad input: ${exchange.text.slice(0, 300)}`,
+    exchange,
+  );
+  expectError(exchange, status, code);
+}
+
+export function expectPet(exchange: Exchange, status: number): Pet {
+  expectStatus(exchange, status);
+  return expectBody(exchange, PetSchema, 'Pet');
+}
+
+export function expectPets(exchange: Exchange): Pet[] {
+  expectStatus(exchange, 200);
+  return expectBody(exchange, PetsSchema, 'Pets (a bare JSON array of Pet)');
+}
+
+/** Pets are listed by id ascending, each id once. */
+export function expectAscendingIds(pets: readonly Pet[], exchange: Exchange): void {
+  for (let index = 1; index < pets.length; index += 1) {
+    const previous = pets[index - 1] as Pet;
+    const current = pets[index] as Pet;
+    check(
+      current.id > previous.id,
+      `not ordered by id ascending (or an id repeats): id ${current.id} follows id ${previous.id} at position ${index}`,
+      exchange,
+    );
+  }
+}
+
+/** Same fields, same values, `status` absent on both or equal. */
+export function samePet(actual: Pet, expected: Omit<Pet, 'id'> & { id?: bigint }): boolean {
+  return (
+    (expected.id === undefined || actual.id === expected.id) &&
+    actual.name === expected.name &&
+    actual.categoryId === expected.categoryId &&
+    'status' in actual === (expected.status !== undefined) &&
+    actual.status === expected.status
+  );
+}
+
+export function expectSamePet(
+  actual: Pet,
+  expected: Omit<Pet, 'id'> & { id?: bigint },
+  exchange: Exchange,
+): void {
+  check(samePet(actual, expected), `expected ${show(expected)}, got ${show(actual)}`, exchange);
+}
+
+export { show };

@@ -1,0 +1,298 @@
+import { INT64_MAX, INT64_MIN, PET_NAME_MAX_LENGTH, PetSchema } from '@petstore/schema';
+import {
+  type Check,
+  type CheckContext,
+  check,
+  expectBody,
+  expectPet,
+  expectRefused,
+  expectSamePet,
+  expectStatus,
+} from '../check.js';
+import type { Exchange, RequestOptions } from '../http-client.js';
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+const post = (ctx: CheckContext, body: string | Uint8Array, options: RequestOptions = {}) =>
+  ctx.http.send('/pets', { method: 'POST', headers: JSON_TYPE, body, ...options });
+
+/** The id of a Pet, read from the raw text so that no parsing can round it. */
+function rawId(exchange: Exchange): string {
+  const id = /"id"\s*:\s*(\d+)/.exec(exchange.text)?.[1];
+  check(id !== undefined, 'no numeric "id" in the response', exchange);
+  return id;
+}
+
+/** A 400 refusal of a body, for each body in turn. */
+function refusesBodies(
+  id: string,
+  description: string,
+  code: string,
+  bodies: (ctx: CheckContext) => Array<string | Uint8Array>,
+): Check {
+  return {
+    id,
+    description,
+    async run(ctx) {
+      for (const body of bodies(ctx)) expectRefused(await post(ctx, body), 400, code);
+    },
+  };
+}
+
+const valid = (ctx: CheckContext) => ctx.fixtures.uniqueName('invalid');
+
+export const createPetChecks: Check[] = [
+  {
+    id: 'createPet.created',
+    description:
+      'POST /pets is 201 with the Pet (new id, fields as sent), Content-Type application/json and Location /v1/pets/{id}',
+    async run(ctx) {
+      const name = ctx.fixtures.uniqueName('created');
+      const exchange = await post(ctx, JSON.stringify({ name, categoryId: 3, status: 'available' }));
+      const pet = expectPet(exchange, 201);
+      expectSamePet(pet, { name, categoryId: 3n, status: 'available' }, exchange);
+      const location = exchange.headers.get('location');
+      check(location !== null, 'no Location header', exchange);
+      const expected = new URL(`${ctx.http.baseUrl}/pets/${pet.id}`);
+      const actual = new URL(location, ctx.http.baseUrl);
+      check(
+        actual.href === expected.href,
+        `Location ${JSON.stringify(location)} does not name ${expected.pathname}`,
+        exchange,
+      );
+    },
+  },
+  {
+    id: 'createPet.status-omitted',
+    description:
+      'a pet created without status has none: the "status" key is absent (never null) on create, getPet and listPets',
+    async run(ctx) {
+      const name = ctx.fixtures.uniqueName('no status');
+      const created = await post(ctx, JSON.stringify({ name, categoryId: 1 }));
+      const pet = expectPet(created, 201);
+      check(!/"status"/.test(created.text), `the created Pet carries a status: ${created.text}`, created);
+      const read = await ctx.http.send(`/pets/${pet.id}`);
+      expectPet(read, 200);
+      check(!/"status"/.test(read.text), `getPet returns a status: ${read.text}`, read);
+      const listed = await ctx.http.send('/pets?limit=100');
+      check(!/"status"\s*:\s*null/.test(listed.text), 'listPets returns "status": null', listed);
+    },
+  },
+  {
+    id: 'createPet.statuses',
+    description: 'each PetStatus (available, pending, sold) is accepted and returned as sent',
+    async run(ctx) {
+      for (const status of ['available', 'pending', 'sold'] as const) {
+        const name = ctx.fixtures.uniqueName(status);
+        const exchange = await post(ctx, JSON.stringify({ name, categoryId: 5, status }));
+        expectSamePet(expectPet(exchange, 201), { name, categoryId: 5n, status }, exchange);
+      }
+    },
+  },
+  {
+    id: 'createPet.int64.exact',
+    description:
+      'categoryId is exact over int64: 2^53+1, 2^63-1 and -2^63 come back digit for digit from createPet and getPet',
+    async run(ctx) {
+      for (const categoryId of ['9007199254740993', String(INT64_MAX), String(INT64_MIN), '0']) {
+        const name = ctx.fixtures.uniqueName('int64');
+        const created = await post(ctx, `{"name":${JSON.stringify(name)},"categoryId":${categoryId}}`);
+        expectStatus(created, 201);
+        const exact = new RegExp(`"categoryId"\\s*:\\s*${categoryId}[,}\\s]`);
+        check(
+          exact.test(created.text),
+          `categoryId ${categoryId} not returned exactly: ${created.text}`,
+          created,
+        );
+        const read = await ctx.http.send(`/pets/${rawId(created)}`);
+        expectStatus(read, 200);
+        check(
+          exact.test(read.text),
+          `getPet: categoryId ${categoryId} not returned exactly: ${read.text}`,
+          read,
+        );
+      }
+    },
+  },
+  refusesBodies(
+    'createPet.int64.out-of-range',
+    'categoryId outside int64 (2^63, -2^63-1, 1e30) is 400 validation_failed, never wrapped or rounded',
+    'validation_failed',
+    (ctx) =>
+      ['9223372036854775808', '-9223372036854775809', '1e30', '18446744073709551616'].map(
+        (number) => `{"name":${JSON.stringify(valid(ctx))},"categoryId":${number}}`,
+      ),
+  ),
+  refusesBodies(
+    'createPet.required.name',
+    'a NewPet without name is 400 validation_failed',
+    'validation_failed',
+    () => ['{"categoryId":1}', '{"categoryId":1,"status":"sold"}'],
+  ),
+  refusesBodies(
+    'createPet.required.categoryId',
+    'a NewPet without categoryId is 400 validation_failed',
+    'validation_failed',
+    (ctx) => [JSON.stringify({ name: valid(ctx) }), '{}'],
+  ),
+  refusesBodies(
+    'createPet.name.invalid',
+    'name empty, only whitespace, 256 characters, with NUL or a lone surrogate is 400 validation_failed',
+    'validation_failed',
+    () => [
+      '{"name":"","categoryId":1}',
+      '{"name":" \\t\\n ","categoryId":1}',
+      JSON.stringify({ name: 'a'.repeat(PET_NAME_MAX_LENGTH + 1), categoryId: 1 }),
+      '{"name":"bad\\u0000name","categoryId":1}',
+      '{"name":"lone \\ud800 surrogate","categoryId":1}',
+    ],
+  ),
+  {
+    id: 'createPet.name.kept-exactly',
+    description:
+      'name is stored and returned exactly as sent: 255 characters, outer spaces, emoji, combining marks, RTL, a leading U+FEFF',
+    async run(ctx) {
+      const tag = ctx.fixtures.uniqueName('exact');
+      const names = [
+        `${tag} ${'x'.repeat(PET_NAME_MAX_LENGTH - tag.length - 1)}`,
+        `  ${tag}  `,
+        `${tag} 🐶‍🦺 Müsli`,
+        `${tag} e\u0301 \u00e9`,
+        `${tag} שלום 名前`,
+        // U+FEFF is a character in a name, not a byte order mark: decoders that strip it lose data.
+        `\ufeff${tag}`,
+      ];
+      for (const name of names) {
+        const created = await post(ctx, JSON.stringify({ name, categoryId: 2 }));
+        const pet = expectPet(created, 201);
+        expectSamePet(pet, { name, categoryId: 2n }, created);
+        const read = await ctx.http.send(`/pets/${pet.id}`);
+        expectSamePet(expectPet(read, 200), { id: pet.id, name, categoryId: 2n }, read);
+      }
+    },
+  },
+  refusesBodies(
+    'createPet.status.invalid',
+    'status null, unknown or in another case is 400 validation_failed (null is not a PetStatus)',
+    'validation_failed',
+    (ctx) =>
+      [null, 'lost', 'Available', '', 1].map((status) =>
+        JSON.stringify({ name: valid(ctx), categoryId: 1, status }),
+      ),
+  ),
+  refusesBodies(
+    'createPet.unknown-field',
+    'unknown fields are refused with 400, a misspelt "stauts" and a client-chosen "id" included',
+    'validation_failed',
+    (ctx) => [
+      JSON.stringify({ name: valid(ctx), categoryId: 1, stauts: 'sold' }),
+      JSON.stringify({ id: 12345, name: valid(ctx), categoryId: 1 }),
+    ],
+  ),
+  refusesBodies(
+    'createPet.wrong-types',
+    'wrong JSON types (name a number, categoryId a string, a fraction, a boolean or null) are 400 validation_failed',
+    'validation_failed',
+    (ctx) => [
+      '{"name":42,"categoryId":1}',
+      '{"name":["Rex"],"categoryId":1}',
+      JSON.stringify({ name: valid(ctx), categoryId: '1' }),
+      JSON.stringify({ name: valid(ctx), categoryId: 1.5 }),
+      JSON.stringify({ name: valid(ctx), categoryId: true }),
+      JSON.stringify({ name: valid(ctx), categoryId: null }),
+      JSON.stringify({ name: valid(ctx), categoryId: { value: 1 } }),
+    ],
+  ),
+  refusesBodies(
+    'createPet.body.not-object',
+    'a JSON body that is not an object ([], "Rex", 42, null, true) is 400 validation_failed',
+    'validation_failed',
+    () => ['[]', '"Rex"', '42', 'null', 'true', '[{"name":"Rex","categoryId":1}]'],
+  ),
+  {
+    id: 'createPet.body.missing',
+    description: 'createPet with no body, or an empty one, is 400 validation_failed',
+    async run(ctx) {
+      expectRefused(await ctx.http.send('/pets', { method: 'POST' }), 400, 'validation_failed');
+      expectRefused(await post(ctx, ''), 400, 'validation_failed');
+    },
+  },
+  refusesBodies(
+    'createPet.body.malformed-json',
+    'a body that is not JSON (truncated, single quotes, trailing comma, NaN, comments) is 400 malformed_json',
+    'malformed_json',
+    () => [
+      '{"name":',
+      '{not json',
+      "{'name':'Rex','categoryId':1}",
+      '{"name":"Rex","categoryId":1,}',
+      '{"name":"Rex","categoryId":NaN}',
+      '{"name":"Rex" /* c */,"categoryId":1}',
+      '{"name":"Rex","categoryId":1}}',
+    ],
+  ),
+  refusesBodies(
+    'createPet.body.not-utf8',
+    'a body that is not UTF-8 is 400 malformed_json',
+    'malformed_json',
+    () => [Uint8Array.from([...Buffer.from('{"name":"'), 0xff, 0xfe, ...Buffer.from('","categoryId":1}')])],
+  ),
+  {
+    id: 'createPet.too-large',
+    description: 'a body over 64 KiB is 413 payload_too_large',
+    async run(ctx) {
+      const body = JSON.stringify({ name: 'x'.repeat(70 * 1024), categoryId: 1 });
+      expectRefused(await post(ctx, body), 413, 'payload_too_large');
+    },
+  },
+  {
+    id: 'createPet.content-type.unsupported',
+    description:
+      'a body sent as text/plain, form data, without Content-Type or with a non-UTF-8 charset is 415 unsupported_media_type',
+    async run(ctx) {
+      const body = JSON.stringify({ name: ctx.fixtures.uniqueName('415'), categoryId: 1 });
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/json; charset=latin1',
+      ]) {
+        expectRefused(
+          await post(ctx, body, { headers: { 'content-type': type } }),
+          415,
+          'unsupported_media_type',
+        );
+      }
+      // fetch would add `text/plain` to a string body without Content-Type, so this one goes through node:http.
+      expectRefused(await post(ctx, body, { headers: {}, raw: true }), 415, 'unsupported_media_type');
+    },
+  },
+  {
+    id: 'createPet.content-type.json',
+    description: 'application/json with charset=utf-8, and application/*+json, are accepted (201)',
+    async run(ctx) {
+      for (const type of [
+        'application/json; charset=utf-8',
+        'application/vnd.petstore+json',
+        'APPLICATION/JSON',
+      ]) {
+        const name = ctx.fixtures.uniqueName('json type');
+        const exchange = await post(ctx, JSON.stringify({ name, categoryId: 1 }), {
+          headers: { 'content-type': type },
+        });
+        expectStatus(exchange, 201);
+        expectSamePet(expectBody(exchange, PetSchema, 'Pet'), { name, categoryId: 1n }, exchange);
+      }
+    },
+  },
+  {
+    id: 'createPet.not-deprecated',
+    description: 'createPet carries no Deprecation header',
+    async run(ctx) {
+      const { exchange } = await ctx.fixtures.createPet({
+        name: ctx.fixtures.uniqueName('not deprecated'),
+        categoryId: 1,
+      });
+      check(exchange.headers.get('deprecation') === null, 'createPet carries a Deprecation header', exchange);
+    },
+  },
+];

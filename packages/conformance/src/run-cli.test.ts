@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_CHECKS } from './checks/all.checks.js';
+import { EXIT, runCli } from './run-cli.js';
+
+async function cli(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, env, { out: (line) => out.push(line), err: (line) => err.push(line) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('petstore-conformance CLI', () => {
+  // A deployment that gets everything wrong: every request is a 500 with a text body.
+  let server: Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('boom'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('exits 2 with the usage when the base URL or key is missing or the base URL is not /v1', async () => {
+    expect((await cli([])).code).toBe(EXIT.usage);
+    expect((await cli(['--base-url', baseUrl])).err).toMatch(/--api-key \(or API_KEY\) is required/);
+    expect((await cli(['--base-url', 'http://127.0.0.1:1/api', '--api-key', 'k'])).err).toMatch(
+      /must end with/,
+    );
+    expect((await cli(['--bogus'])).code).toBe(EXIT.usage);
+    expect((await cli(['--only', 'no-such-check'], { BASE_URL: baseUrl, API_KEY: 'k' })).code).toBe(
+      EXIT.usage,
+    );
+  });
+
+  it('lists every check id with its description', async () => {
+    const { code, out } = await cli(['--list']);
+    expect(code).toBe(EXIT.passed);
+    expect(out.split('\n')).toHaveLength(ALL_CHECKS.length);
+    expect(new Set(ALL_CHECKS.map((check) => check.id)).size).toBe(ALL_CHECKS.length);
+  });
+
+  it('reports a failure with its reproduction, writes JUnit, exits 1 and closes with "N passed, M failed"', async () => {
+    const report = join(mkdtempSync(join(tmpdir(), 'conformance-')), 'junit.xml');
+    const { code, out } = await cli(
+      ['--only', 'listPets.limit.invalid.zero', '--report', report, '--seed', '3'],
+      {
+        BASE_URL: `${baseUrl}/`,
+        API_KEY: 'secret-key-0123456789',
+      },
+    );
+    expect(code).toBe(EXIT.failed);
+    const lines = out.split('\n');
+    expect(lines[0]).toMatch(
+      /^# petstore-conformance: 1 checks against http:\/\/127\.0\.0\.1:\d+\/v1, seed 3/,
+    );
+    expect(lines[1]).toBe('not ok listPets.limit.invalid.zero - server error 500 on bad input: boom');
+    expect(lines[2]).toBe('  # request: GET /v1/pets?limit=0');
+    expect(out).toContain("  # reproduce: curl -i -X GET 'http://127.0.0.1:");
+    expect(out).toContain(`-H 'authorization: Bearer '"$API_KEY"''`);
+    expect(out).not.toContain('secret-key-0123456789');
+    expect(lines.at(-1)).toBe('0 passed, 1 failed');
+    const xml = readFileSync(report, 'utf8');
+    expect(xml).toContain('<testsuites name="petstore-conformance" tests="1" failures="1"');
+    expect(xml).toContain(
+      '<testcase classname="petstore-conformance.listPets" name="listPets.limit.invalid.zero"',
+    );
+    expect(xml).toContain('<failure message="server error 500 on bad input: boom"');
+    expect(xml).not.toContain('secret-key-0123456789');
+  });
+});
+
+describe('README', () => {
+  it('lists every check id', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const missing = ALL_CHECKS.map((check) => check.id).filter((id) => !readme.includes(`\`${id}\``));
+    expect(missing).toEqual([]);
+  });
+});

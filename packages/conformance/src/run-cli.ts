@@ -1,0 +1,124 @@
+import { randomInt } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ALL_CHECKS } from './checks/all.checks.js';
+import { formatJUnit, formatResult, formatSummary } from './report.js';
+import {
+  DEFAULT_NUM_RUNS,
+  DEFAULT_TIMEOUT_MS,
+  normaliseBaseUrl,
+  runConformance,
+  selectChecks,
+} from './run-conformance.js';
+
+export const USAGE = `Usage: petstore-conformance --base-url <url ending in /v1> --api-key <key> [options]
+
+Certifies a deployment of the Pet Store interface over plain HTTP. It creates pets (with unique names).
+
+Options:
+  --base-url <url>     the deployment, ending in /v1 (or BASE_URL)
+  --api-key <key>      sent as "Authorization: Bearer <key>" (or API_KEY)
+  --report <file>      also write a JUnit XML report to <file>
+  --seed <n>           replay the generated data of an earlier run (each run prints its seed)
+  --num-runs <n>       cases per property-based check (default ${DEFAULT_NUM_RUNS})
+  --timeout <ms>       per request (default ${DEFAULT_TIMEOUT_MS})
+  --only <prefix>      run only the checks whose id starts with <prefix>; repeatable
+  --list               print every check id and description, and exit
+  -h, --help           this text
+
+Exit codes: 0 every check passed, 1 a check failed, 2 usage or configuration error.`;
+
+export const EXIT = { passed: 0, failed: 1, usage: 2 } as const;
+
+export interface CliOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Exit 2: the run could not start, which is not the same as a deployment that fails. */
+class UsageError extends Error {}
+
+function integer(name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) {
+    throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(text)}`);
+  }
+  return Number(text);
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        report: { type: 'string' },
+        seed: { type: 'string' },
+        'num-runs': { type: 'string' },
+        timeout: { type: 'string' },
+        only: { type: 'string', multiple: true },
+        list: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Runs the CLI; returns the exit code. Arguments win over BASE_URL / API_KEY from `env`. */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, output: CliOutput): Promise<number> {
+  try {
+    const values = parse(argv);
+    if (values.help) {
+      output.out(USAGE);
+      return EXIT.passed;
+    }
+    if (values.list) {
+      for (const check of ALL_CHECKS) output.out(`${check.id} - ${check.description}`);
+      return EXIT.passed;
+    }
+    const rawBaseUrl = values['base-url'] ?? env.BASE_URL;
+    const apiKey = values['api-key'] ?? env.API_KEY;
+    if (!rawBaseUrl) throw new UsageError('--base-url (or BASE_URL) is required');
+    if (!apiKey) throw new UsageError('--api-key (or API_KEY) is required');
+    const seed = integer('seed', values.seed, 0) ?? randomInt(0, 2 ** 31 - 1);
+    const numRuns = integer('num-runs', values['num-runs'], 1);
+    const timeoutMs = integer('timeout', values.timeout, 1);
+    let baseUrl: string;
+    let count: number;
+    try {
+      baseUrl = normaliseBaseUrl(rawBaseUrl);
+      count = selectChecks(values.only).length;
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+
+    output.out(
+      `# petstore-conformance: ${count} checks against ${baseUrl}, seed ${seed} (replay with --seed ${seed})`,
+    );
+    const report = await runConformance({
+      baseUrl,
+      apiKey,
+      seed,
+      numRuns,
+      timeoutMs,
+      only: values.only,
+      onResult: (result) => output.out(formatResult(result)),
+    });
+    if (values.report) {
+      writeFileSync(values.report, formatJUnit(report));
+      output.out(`# JUnit report: ${values.report}`);
+    }
+    output.out(`# ${report.durationMs} ms`);
+    output.out(formatSummary(report));
+    return report.failed > 0 ? EXIT.failed : EXIT.passed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`petstore-conformance: ${error.message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+}

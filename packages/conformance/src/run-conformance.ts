@@ -1,0 +1,178 @@
+import { randomInt } from 'node:crypto';
+import { type Check, CheckFailure } from './check.js';
+import { ALL_CHECKS } from './checks/all.checks.js';
+import { createFixtures } from './fixtures.js';
+import { createHttpClient, type Exchange, type SentRequest } from './http-client.js';
+
+export interface ConformanceOptions {
+  /** The deployment's base URL, ending in the version segment: `https://staging.example/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey: string;
+  /** Seeds the generated data; the same seed replays the same cases. Random when omitted (see the report). */
+  seed?: number;
+  /** Cases per property-based check. Default 25. */
+  numRuns?: number;
+  /** Per request, in milliseconds. Default 10000. */
+  timeoutMs?: number;
+  /** Run only the checks whose id equals or starts with one of these (`auth.`, `getPet.not-found`). */
+  only?: readonly string[];
+  /** Called as each check finishes, for streaming output. */
+  onResult?: (result: CheckResult) => void;
+}
+
+/** What to send to see a failure again. The API key is never included: headers say `$API_KEY` instead. */
+export interface Reproduction {
+  method: string;
+  /** Absolute URL. */
+  url: string;
+  headers: Record<string, string>;
+  /** The body as text (non-UTF-8 bytes as `\xHH`), possibly cut; undefined when none was sent. */
+  body?: string;
+  bodyBytes?: number;
+  /** What came back, when something did. */
+  response?: { status: number; headers: Record<string, string>; body: string };
+}
+
+export interface CheckResult {
+  id: string;
+  description: string;
+  ok: boolean;
+  durationMs: number;
+  /** Why it failed. */
+  reason?: string;
+  reproduction?: Reproduction;
+}
+
+export interface ConformanceReport {
+  baseUrl: string;
+  seed: number;
+  numRuns: number;
+  results: CheckResult[];
+  passed: number;
+  failed: number;
+  durationMs: number;
+}
+
+export const DEFAULT_NUM_RUNS = 25;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+const BODY_SHOWN = 2_000;
+
+/** The checks `only` selects (all without it); an empty selection is an error rather than a green run. */
+export function selectChecks(only?: readonly string[]): readonly Check[] {
+  if (only === undefined || only.length === 0) return ALL_CHECKS;
+  const selected = ALL_CHECKS.filter((check) => only.some((prefix) => check.id.startsWith(prefix)));
+  if (selected.length === 0)
+    throw new Error(`no check id starts with ${only.map((p) => JSON.stringify(p)).join(' or ')}`);
+  return selected;
+}
+
+/** `https://host/v1/` -> `https://host/v1`; anything not ending in the `v1` segment is refused. */
+export function normaliseBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error(`base URL ${JSON.stringify(baseUrl)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error('base URL must be http:// or https://');
+  if (url.search !== '' || url.hash !== '') throw new Error('base URL must have no query or fragment');
+  const normalised = url.href.replace(/\/+$/, '');
+  if (!normalised.endsWith('/v1')) {
+    throw new Error(
+      `base URL must end with the version segment /v1 (e.g. https://staging.example/v1), got ${baseUrl}`,
+    );
+  }
+  return normalised;
+}
+
+function showBody(body: string | Uint8Array): string {
+  const text =
+    typeof body === 'string'
+      ? body
+      : Array.from(body, (byte) =>
+          byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+            ? String.fromCharCode(byte)
+            : `\\x${byte.toString(16).padStart(2, '0')}`,
+        ).join('');
+  return text.length > BODY_SHOWN ? `${text.slice(0, BODY_SHOWN)}…` : text;
+}
+
+function reproduce(request: SentRequest, apiKey: string, exchange?: Exchange): Reproduction {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers))
+    headers[name] = value.replaceAll(apiKey, '$API_KEY');
+  const reproduction: Reproduction = { method: request.method, url: request.url, headers };
+  if (request.body !== undefined) {
+    reproduction.body = showBody(request.body);
+    reproduction.bodyBytes =
+      typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.length;
+  }
+  if (exchange) {
+    const responseHeaders: Record<string, string> = {};
+    exchange.headers.forEach((value, name) => {
+      responseHeaders[name] = value;
+    });
+    reproduction.response = {
+      status: exchange.status,
+      headers: responseHeaders,
+      body: showBody(exchange.text),
+    };
+  }
+  return reproduction;
+}
+
+/**
+ * Runs the conformance checks against a deployment, one after another, and reports each. It never throws for a
+ * deviation: a check that fails is a result with `ok: false`. Checks create their own pets, with unique names.
+ */
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const baseUrl = normaliseBaseUrl(options.baseUrl);
+  const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
+  const numRuns = options.numRuns ?? DEFAULT_NUM_RUNS;
+  const checks = selectChecks(options.only);
+  const http = createHttpClient({
+    baseUrl,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  const ctx = { http, fixtures: createFixtures(http), seed, numRuns };
+
+  const started = performance.now();
+  const results: CheckResult[] = [];
+  for (const check of checks) {
+    const checkStarted = performance.now();
+    const lastBefore = http.lastRequest;
+    let result: CheckResult;
+    try {
+      await check.run(ctx);
+      result = { id: check.id, description: check.description, ok: true, durationMs: 0 };
+    } catch (error) {
+      const failure = error instanceof CheckFailure ? error : undefined;
+      const cause = error instanceof Error ? error : new Error(String(error));
+      const reason =
+        cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message;
+      // Without an exchange (a network error), the request this check sent last is the best reproduction.
+      const exchange = failure?.exchange;
+      const lastSent = http.lastRequest === lastBefore ? undefined : http.lastRequest;
+      const request = exchange?.request ?? failure?.request ?? lastSent;
+      result = { id: check.id, description: check.description, ok: false, durationMs: 0, reason };
+      if (request) result.reproduction = reproduce(request, options.apiKey, exchange);
+    }
+    result.durationMs = Math.round(performance.now() - checkStarted);
+    results.push(result);
+    options.onResult?.(result);
+  }
+
+  const failed = results.filter((result) => !result.ok).length;
+  return {
+    baseUrl,
+    seed,
+    numRuns,
+    results,
+    passed: results.length - failed,
+    failed,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
