@@ -1,0 +1,372 @@
+// pnpm bench [--quick | --soak [seconds] | --profile] [--rounds N] [--duration S] [--json FILE]
+//
+// One run: a fresh seeded PostgreSQL database, the compiled api (NODE_ENV=production) and the reference
+// server side by side, wrk as a separate process, servers alternated round by round, medians with spread.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { assertLoopback, createBenchDatabase, postgresVersion, seedPets } from './bench-database.js';
+import { renderProfileSummary, summarizeProfile } from './profile-summary.js';
+import { type Measurement, type Row, renderLoggingTable, renderTable, summarize } from './report.js';
+import { API_KEY, createScenarios, mixedLoad, type Scenario } from './scenarios.js';
+import { type ServerProcess, sampleRss, startServer } from './server-process.js';
+import { ensureWrk, runWrk, writeLuaScript } from './wrk.js';
+
+const SEEDED_PETS = 10_000;
+const MiB = 1024 * 1024;
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../..');
+const referenceMain = join(here, 'reference-main.js');
+
+// Bare `--soak` means 60 s: parseArgs wants a value for a string option, so supply the default.
+const argv = process.argv.slice(2);
+const soakAt = argv.indexOf('--soak');
+if (soakAt !== -1 && (argv[soakAt + 1] === undefined || argv[soakAt + 1]?.startsWith('--'))) {
+  argv.splice(soakAt + 1, 0, '60');
+}
+
+const { values: args } = parseArgs({
+  args: argv,
+  options: {
+    quick: { type: 'boolean', default: false },
+    soak: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    'no-log-variant': { type: 'boolean', default: false },
+    json: { type: 'string' },
+    api: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+  allowPositionals: false,
+  strict: true,
+});
+
+if (args.help) {
+  process.stdout.write(
+    'pnpm bench                 full comparison (about 9 minutes)\n' +
+      'pnpm bench --quick         short comparison (about 2 minutes), no logging variant\n' +
+      'pnpm bench --soak 60       api alone under mixed load, RSS over time\n' +
+      'pnpm bench --profile       api under --cpu-prof, one profile per scenario, summarized\n' +
+      'options: --rounds N, --duration SECONDS (50-connection runs; 1-connection runs take half),\n' +
+      '         --no-log-variant, --json FILE (raw results), --api PATH (another build of apps/api/dist/main.js)\n',
+  );
+  process.exit(0);
+}
+
+// `--api` measures another build of the api (another checkout, say) against the same reference.
+const apiMain = resolve(args.api ?? join(repoRoot, 'apps/api/dist/main.js'));
+const quick = args.quick;
+const rounds = Number(args.rounds ?? (quick ? 2 : 3));
+const duration50 = Number(args.duration ?? (quick ? 2 : 5));
+const duration1 = Math.max(1, Math.round(duration50 / 2));
+const warmupSec = quick ? 3 : 6;
+const logVariant = !quick && !args['no-log-variant'];
+const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function serverEnv(databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    APP_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    API_KEYS: API_KEY,
+    ...extra,
+  };
+}
+
+const startApi = (
+  databaseUrl: string,
+  label: string,
+  extra: Record<string, string> = {},
+  nodeFlags: string[] = [],
+) =>
+  startServer({
+    label,
+    args: [...nodeFlags, apiMain],
+    env: serverEnv(databaseUrl, extra),
+    readyPath: '/v1/pets?limit=1',
+    apiKey: API_KEY,
+  });
+
+const startReference = (databaseUrl: string) =>
+  startServer({
+    label: 'reference',
+    args: [referenceMain],
+    env: serverEnv(databaseUrl, { POOL_SIZE: '10' }),
+    readyPath: '/v1/pets?limit=1',
+    apiKey: API_KEY,
+  });
+
+async function measure(
+  server: ServerProcess,
+  script: string,
+  connections: number,
+  durationSec: number,
+): Promise<Measurement> {
+  const sampler = sampleRss(server);
+  const result = await runWrk({ baseUrl: server.baseUrl, script, connections, durationSec });
+  const { peak } = sampler.stop();
+  return { ...result, peakRss: peak };
+}
+
+function machineLine(pgVersion: string, wrkVersion: string): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  return (
+    `${cpus().length} × ${cpu}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ` +
+    `PostgreSQL ${pgVersion} on 127.0.0.1, ${wrkVersion} (1 thread)`
+  );
+}
+
+async function main(): Promise<void> {
+  assertLoopback(adminUrl);
+  if (!existsSync(apiMain)) {
+    throw new Error(
+      `${apiMain} is missing: run \`pnpm bench\` from the repository root (it builds the api first)`,
+    );
+  }
+  const wrkVersion = ensureWrk();
+  const work = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+  const database = await createBenchDatabase(adminUrl);
+  const servers: ServerProcess[] = [];
+  try {
+    const pgVersion = await postgresVersion(database.url);
+    log(`machine: ${machineLine(pgVersion, wrkVersion)}`);
+    const load = loadavg()[0] ?? 0;
+    log(
+      `load average before start: ${load.toFixed(2)}${load > 0.5 ? ' (the machine is busy: expect noisy numbers)' : ''}`,
+    );
+    log(`database: ${database.name} (dropped at the end)`);
+
+    // The api applies the migrations on start-up, exactly as in production; the seed comes after.
+    if (args.profile) return await profile(database.url, work);
+    const api = await startApi(database.url, 'api');
+    servers.push(api);
+    await seedPets(database.url, SEEDED_PETS);
+    log(`seeded ${SEEDED_PETS.toLocaleString('en-US')} pets`);
+
+    if (args.soak !== undefined) return await soak(api, Number(args.soak || 60), work);
+
+    const reference = await startReference(database.url);
+    servers.push(reference);
+    const apiQuiet = logVariant
+      ? await startApi(database.url, 'api-log-warn', { LOG_LEVEL: 'warn' })
+      : undefined;
+    if (apiQuiet) servers.push(apiQuiet);
+
+    await checkSameAnswers(api, reference);
+    const warm = writeLuaScript(work, 'warmup', mixedLoad(SEEDED_PETS));
+    for (const server of servers) {
+      log(`warming up ${server.label} (${warmupSec} s mixed load)`);
+      await runWrk({ baseUrl: server.baseUrl, script: warm, connections: 50, durationSec: warmupSec });
+    }
+
+    const scenarios = createScenarios(SEEDED_PETS);
+    const scripts = new Map(scenarios.map((s) => [s.name, writeLuaScript(work, s.name, s.load)]));
+    const connectionCounts = [50, 1];
+    const results = new Map<string, Measurement[]>();
+    const key = (scenario: string, connections: number, label: string) =>
+      `${scenario}/${connections}/${label}`;
+    const warnings: string[] = [];
+    const plannedSec =
+      rounds * scenarios.length * (2 * (duration50 + duration1) + (apiQuiet ? duration50 : 0));
+    log(
+      `${rounds} rounds, ${duration50} s per run at 50 connections, ${duration1} s at 1: about ${Math.ceil(plannedSec / 60)} min`,
+    );
+
+    for (let round = 0; round < rounds; round++) {
+      // Alternate who goes first, so neither server always runs on a warmer (or busier) machine.
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const scenario of scenarios) {
+        for (const connections of connectionCounts) {
+          for (const server of order) {
+            if (server === apiQuiet && connections !== 50) continue;
+            const durationSec = connections === 50 ? duration50 : duration1;
+            const result = await measure(
+              server,
+              scripts.get(scenario.name) as string,
+              connections,
+              durationSec,
+            );
+            const k = key(scenario.name, connections, server.label);
+            results.set(k, [...(results.get(k) ?? []), result]);
+            checkResult(scenario, server.label, connections, result, warnings);
+          }
+        }
+        process.stdout.write(`round ${round + 1}/${rounds}: ${scenario.name} done\n`);
+      }
+    }
+
+    const rows: Row[] = scenarios.flatMap((scenario) =>
+      connectionCounts.map((connections) => ({
+        scenario: scenario.name,
+        connections,
+        api: results.get(key(scenario.name, connections, 'api')) ?? [],
+        reference: results.get(key(scenario.name, connections, 'reference')) ?? [],
+      })),
+    );
+    log('');
+    log(`### api vs reference — medians over ${rounds} rounds (min–max)`);
+    log('');
+    log(renderTable(rows, rounds));
+    const allApi = rows.flatMap((row) => row.api);
+    const allRef = rows.flatMap((row) => row.reference);
+    log('');
+    log(
+      `peak RSS over the whole run: api ${(Math.max(...allApi.map((r) => r.peakRss)) / MiB).toFixed(0)} MiB, ` +
+        `reference ${(Math.max(...allRef.map((r) => r.peakRss)) / MiB).toFixed(0)} MiB`,
+    );
+    if (apiQuiet) {
+      log('');
+      log('### cost of the request log (api at LOG_LEVEL=info vs warn, 50 connections)');
+      log('');
+      log(
+        renderLoggingTable(
+          scenarios.map((s) => ({
+            scenario: s.name,
+            withLog: results.get(key(s.name, 50, 'api')) ?? [],
+            withoutLog: results.get(key(s.name, 50, 'api-log-warn')) ?? [],
+          })),
+          rounds,
+        ),
+      );
+    }
+    if (warnings.length > 0) {
+      log('');
+      log('warnings:');
+      for (const warning of warnings) log(`  - ${warning}`);
+    }
+    log('');
+    log(`machine: ${machineLine(pgVersion, wrkVersion)}; load average now ${loadavg()[0]?.toFixed(2)}`);
+    if (args.json !== undefined) {
+      writeFileSync(args.json, JSON.stringify({ rounds, duration50, duration1, rows }, null, 2));
+      log(`raw results written to ${args.json}`);
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    await database.drop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Both servers must give the same bodies for the read scenarios, or the comparison is meaningless. */
+async function checkSameAnswers(api: ServerProcess, reference: ServerProcess): Promise<void> {
+  const paths = ['/v1/pets?limit=20', '/v1/pets?limit=100&status=available', '/v1/pets/4242'];
+  for (const path of paths) {
+    const [a, b] = await Promise.all(
+      [api, reference].map(async (server) => {
+        const response = await fetch(`${server.baseUrl}${path}`, {
+          headers: { Authorization: `Bearer ${API_KEY}` },
+        });
+        return `${response.status} ${await response.text()}`;
+      }),
+    );
+    if (a !== b)
+      throw new Error(
+        `api and reference disagree on GET ${path}:\napi:       ${String(a).slice(0, 300)}\nreference: ${String(b).slice(0, 300)}`,
+      );
+  }
+  log('api and reference return identical bodies for list20, list100-available and get-by-id');
+}
+
+function checkResult(
+  scenario: Scenario,
+  label: string,
+  connections: number,
+  result: Measurement,
+  warnings: string[],
+): void {
+  const where = `${scenario.name} at ${connections} conns on ${label}`;
+  if (result.socketErrors > 0) warnings.push(`${where}: ${result.socketErrors} socket errors or timeouts`);
+  if (scenario.expectErrors && result.non2xx < result.requests) {
+    warnings.push(`${where}: ${result.requests - result.non2xx} responses were not errors`);
+  }
+  if (!scenario.expectErrors && result.non2xx > 0)
+    warnings.push(`${where}: ${result.non2xx} error responses`);
+}
+
+/** The api alone under mixed load; RSS every 5 s, and whether it stayed flat. */
+async function soak(api: ServerProcess, seconds: number, work: string): Promise<void> {
+  const script = writeLuaScript(work, 'soak', mixedLoad(SEEDED_PETS));
+  log(`soak: ${seconds} s of mixed load (reads, REST and tRPC creates) at 50 connections on the api`);
+  const sampler = sampleRss(api);
+  const result = await runWrk({ baseUrl: api.baseUrl, script, connections: 50, durationSec: seconds });
+  const { samples, peak } = sampler.stop();
+  const bucketMs = 5_000;
+  const buckets = new Map<number, number[]>();
+  for (const sample of samples) {
+    const bucket = Math.floor(sample.t / bucketMs);
+    buckets.set(bucket, [...(buckets.get(bucket) ?? []), sample.rss / MiB]);
+  }
+  log('');
+  log('| time | RSS MiB (min–max in the window) |');
+  log('| --- | ---: |');
+  for (const [bucket, values] of [...buckets].sort((a, b) => a[0] - b[0])) {
+    const s = summarize(values);
+    log(`| ${bucket * 5}–${bucket * 5 + 5} s | ${s.min.toFixed(0)}–${s.max.toFixed(0)} |`);
+  }
+  // Flat: the last fifth of the run sits no more than 10% (or 10 MiB) above the second fifth (after warm-up).
+  const fifth = (seconds * 1000) / 5;
+  const window = (from: number, to: number) =>
+    samples.filter((s) => s.t >= from && s.t < to).map((s) => s.rss / MiB);
+  const early = summarize(window(fifth, 2 * fifth)).median;
+  const late = summarize(window(4 * fifth, 5 * fifth)).median;
+  const growth = late - early;
+  const flat = growth <= Math.max(10, early * 0.1);
+  log('');
+  log(
+    `${result.requests.toLocaleString('en-US')} requests, ${result.rps.toFixed(0)} req/s, p99 ${result.p99.toFixed(1)} ms, ` +
+      `${result.non2xx} errors; peak RSS ${(peak / MiB).toFixed(0)} MiB; median RSS ${early.toFixed(0)} MiB early, ` +
+      `${late.toFixed(0)} MiB late: ${flat ? 'flat' : `GROWING (+${growth.toFixed(0)} MiB)`}`,
+  );
+}
+
+/** One api process per scenario under `--cpu-prof`, so each profile shows one route's cost. */
+async function profile(databaseUrl: string, work: string): Promise<void> {
+  const seconds = Number(args.duration ?? 10);
+  const outDir = resolve(here, '../profiles');
+  mkdirSync(outDir, { recursive: true });
+  let seeded = false;
+  const scenarios = createScenarios(SEEDED_PETS).filter((s) => s.name !== 'unauthorized');
+  const reports: string[] = [];
+  for (const scenario of scenarios) {
+    const dir = join(outDir, scenario.name);
+    rmSync(dir, { recursive: true, force: true });
+    const api = await startApi(databaseUrl, `api (${scenario.name})`, {}, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+    ]);
+    try {
+      if (!seeded) {
+        await seedPets(databaseUrl, SEEDED_PETS);
+        seeded = true;
+      }
+      // No separate warm-up: it would land in the same profile; the first second of JIT is noise in ten.
+      const script = writeLuaScript(work, scenario.name, scenario.load);
+      const result = await runWrk({ baseUrl: api.baseUrl, script, connections: 50, durationSec: seconds });
+      log(`profiled ${scenario.name}: ${result.rps.toFixed(0)} req/s under the profiler`);
+    } finally {
+      await api.stop();
+    }
+    const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+    if (file === undefined) throw new Error(`no .cpuprofile written in ${dir}`);
+    reports.push(
+      renderProfileSummary(`${scenario.name} (${scenario.description})`, summarizeProfile(join(dir, file))),
+    );
+  }
+  log('');
+  log(reports.join('\n\n'));
+  log('');
+  log(`profiles (open in Chrome DevTools or speedscope): ${outDir}/<scenario>/*.cpuprofile`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,117 @@
+// What each server is asked to do. Every scenario is the same request to both servers, so the ratio compares
+// the code, not the work.
+import type { LoadRequest } from './wrk.js';
+
+export const API_KEY = 'bench-key-0123456789abcdef';
+const WRONG_KEY = 'wrong-key-0123456789abcdef';
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** Most responses must have this status class; a scenario that gets anything else is flagged. */
+  expectErrors: boolean;
+  load: LoadRequest;
+}
+
+const auth = { Authorization: `Bearer ${API_KEY}` };
+const json = { ...auth, 'Content-Type': 'application/json' };
+const trpcInput = (value: unknown) => `input=${encodeURIComponent(JSON.stringify({ json: value }))}`;
+
+/** 1,000 ids spread over the seeded rows, in a fixed pseudo-random order (same for every server and run). */
+function seededIds(count: number, max: number): number[] {
+  let state = 0x2545f491;
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    ids.push((state % max) + 1);
+  }
+  return ids;
+}
+
+export function createScenarios(seededPets: number): Scenario[] {
+  return [
+    {
+      name: 'list20',
+      description: 'GET /v1/pets?limit=20',
+      expectErrors: false,
+      load: { method: 'GET', paths: ['/v1/pets?limit=20'], headers: auth },
+    },
+    {
+      name: 'list100-available',
+      description: 'GET /v1/pets?limit=100&status=available',
+      expectErrors: false,
+      load: { method: 'GET', paths: ['/v1/pets?limit=100&status=available'], headers: auth },
+    },
+    {
+      name: 'get-by-id',
+      description: 'GET /v1/pets/{id}, 1,000 seeded ids in turn',
+      expectErrors: false,
+      load: {
+        method: 'GET',
+        paths: seededIds(1000, seededPets).map((id) => `/v1/pets/${id}`),
+        headers: auth,
+      },
+    },
+    {
+      name: 'create',
+      description: 'POST /v1/pets',
+      expectErrors: false,
+      load: {
+        method: 'POST',
+        paths: ['/v1/pets'],
+        headers: json,
+        // Above 2^53: the int64-exact path (source-text parsing) is part of the measured work.
+        body: '{"name":"Bench Rex","categoryId":9007199254740993,"status":"available"}',
+      },
+    },
+    {
+      name: 'unauthorized',
+      description: 'GET /v1/pets with a wrong key (401)',
+      expectErrors: true,
+      load: {
+        method: 'GET',
+        paths: ['/v1/pets?limit=20'],
+        headers: { Authorization: `Bearer ${WRONG_KEY}` },
+      },
+    },
+    {
+      name: 'trpc-list20',
+      description: 'tRPC pets.list { limit: 20 }',
+      expectErrors: false,
+      load: { method: 'GET', paths: [`/v1/trpc/pets.list?${trpcInput({ limit: 20 })}`], headers: auth },
+    },
+    {
+      name: 'trpc-create',
+      description: 'tRPC pets.create',
+      expectErrors: false,
+      load: {
+        method: 'POST',
+        paths: ['/v1/trpc/pets.create'],
+        headers: json,
+        body: JSON.stringify({ json: { name: 'Bench Rex', categoryId: 7, status: 'available' } }),
+      },
+    },
+  ];
+}
+
+/** A mix of every successful request, for warm-up and the soak run. */
+export function mixedLoad(seededPets: number): LoadRequest {
+  const ids = seededIds(50, seededPets);
+  return {
+    method: 'GET',
+    headers: auth,
+    paths: [
+      ...ids.map((id) => `/v1/pets/${id}`),
+      ...Array.from({ length: 25 }, () => '/v1/pets?limit=20'),
+      ...Array.from({ length: 15 }, () => '/v1/pets?limit=100&status=available'),
+      ...Array.from({ length: 10 }, () => `/v1/trpc/pets.list?${trpcInput({ limit: 20 })}`),
+    ],
+    posts: [
+      ...Array.from({ length: 15 }, () => ({ path: '/v1/pets', body: '{"name":"Soak Rex","categoryId":3}' })),
+      ...Array.from({ length: 5 }, () => ({
+        path: '/v1/trpc/pets.create',
+        body: '{"json":{"name":"Soak Rex","categoryId":3,"status":"sold"}}',
+      })),
+    ],
+  };
+}
