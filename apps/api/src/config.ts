@@ -9,6 +9,22 @@ const API_KEY_PATTERN = /^[\x21-\x7e]{16,256}$/;
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
+/**
+ * The public base URL of an environment, as clients reach it (behind any proxy): http(s), ending in the
+ * version segment `/v1`, no query or fragment. A trailing slash is dropped. The same rule as the client's.
+ */
+const PublicUrlSchema = z.preprocess(
+  emptyAsUndefined,
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL ending in /v1' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .refine((url) => {
+      const parsed = new URL(url);
+      return parsed.pathname.endsWith('/v1') && parsed.search === '' && parsed.hash === '';
+    }, 'must be an http(s) URL ending in /v1, without query or fragment')
+    .optional(),
+);
+
 const EnvSchema = z.object({
   PORT: z.preprocess(
     emptyAsUndefined,
@@ -58,6 +74,40 @@ const EnvSchema = z.object({
     emptyAsUndefined,
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   ),
+  CORS_ORIGINS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter((origin) => origin !== ''),
+      )
+      .pipe(
+        z.array(
+          z.union(
+            [z.literal('*'), z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url)],
+            {
+              error:
+                'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
+            },
+          ),
+        ),
+      )
+      .optional(),
+  ),
+  RATE_LIMIT_PER_MINUTE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of requests per minute' })
+      .int('must be a whole number of requests per minute')
+      .min(1, 'must be at least 1 (unset it to turn rate limiting off)')
+      .optional(),
+  ),
+  // Same names as @petstore/client's environment presets, so one deployment setting serves both.
+  PETSTORE_PRODUCTION_URL: PublicUrlSchema,
+  PETSTORE_STAGING_URL: PublicUrlSchema,
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -73,6 +123,13 @@ export interface Config {
   /** undefined: a local development run. */
   appEnv: 'production' | 'staging' | undefined;
   logLevel: LogLevel;
+  /** Origins allowed to call from a browser (CORS); undefined: none (no CORS headers are sent). */
+  corsOrigins: string[] | undefined;
+  /** Requests per minute per API key, counted across instances; undefined: no limit. */
+  rateLimitPerMinute: number | undefined;
+  /** Public base URLs (ending in /v1) of both environments, listed as the OpenAPI `servers`; each optional. */
+  productionUrl: string | undefined;
+  stagingUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -103,5 +160,9 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     apiKeys: env.API_KEYS,
     appEnv: env.APP_ENV,
     logLevel: env.LOG_LEVEL,
+    corsOrigins: env.CORS_ORIGINS,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    productionUrl: env.PETSTORE_PRODUCTION_URL,
+    stagingUrl: env.PETSTORE_STAGING_URL,
   };
 }

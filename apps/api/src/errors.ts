@@ -1,8 +1,10 @@
 import { type ApiError, ERROR_CODES, type ErrorCode } from '@petstore/schema';
+import { isDatabaseUnavailable } from './db/database-errors.js';
 
 /**
  * The one error model. Domain code and middleware throw an AppError; each transport renders it as the
- * interface's Error body `{ code, message, status }` (REST as the response, tRPC inside `error.data`).
+ * interface's Error body `{ code, message, status }` (REST as the response, tRPC inside `error.data`),
+ * with the same extra response headers (`WWW-Authenticate`, `Retry-After`).
  */
 export class AppError extends Error {
   override name = 'AppError';
@@ -11,6 +13,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.status = ERROR_CODES[code];
@@ -23,3 +26,20 @@ export class AppError extends Error {
 
 export const internalError = () =>
   new AppError('internal_error', 'the server failed to handle the request; it has been logged');
+
+/** Seconds a client should wait before retrying while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Anything thrown, in our error model: an AppError as it is, a lost database as 503 `service_unavailable`
+ * with `Retry-After`; undefined for a fault of ours (the caller logs it and answers 500).
+ */
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_unavailable', 'the database is unavailable; retry shortly', {
+      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+  }
+  return undefined;
+}

@@ -6,14 +6,20 @@ import type { LogLevel } from './config.js';
  * paths are a second line of defence should a request object ever be logged whole.
  */
 export function createLogger(level: LogLevel) {
-  return pino({
-    level,
-    base: undefined,
-    redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'apiKey', 'apiKeys'],
-      censor: '[redacted]',
+  // Written asynchronously: a synchronous write per request line cost several percent of throughput under load.
+  // main flushes it before the process exits.
+  const destination = pino.destination({ dest: 1, sync: false });
+  return pino(
+    {
+      level,
+      base: undefined,
+      redact: {
+        paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'apiKey', 'apiKeys'],
+        censor: '[redacted]',
+      },
     },
-  });
+    destination,
+  );
 }
 
 export type Logger = ReturnType<typeof createLogger>;

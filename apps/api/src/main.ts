@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
 import { openDatabase } from './db/database.js';
-import { applyPendingMigrations } from './db/migrate.js';
+import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
+import { publicServers } from './http/docs.js';
 import { createLogger } from './logger.js';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -24,7 +25,16 @@ async function main(): Promise<void> {
   const { applied } = await applyPendingMigrations(database.migrationAdapter);
   logger.info({ database: database.description, applied }, 'database ready');
 
-  const app = createApp({ prisma: database.prisma, apiKeys, logger });
+  const servers = publicServers(config);
+  const app = createApp({
+    prisma: database.prisma,
+    logger,
+    apiKeys,
+    migrations: await listMigrationNames(),
+    corsOrigins: config.corsOrigins,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    servers,
+  });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -36,6 +46,15 @@ async function main(): Promise<void> {
 
   const environment = config.appEnv ?? 'local development';
   process.stdout.write(`Pet Store API listening on ${baseUrl} (${environment}, ${database.description})\n`);
+  const publicUrl =
+    config.appEnv === 'production'
+      ? config.productionUrl
+      : config.appEnv === 'staging'
+        ? config.stagingUrl
+        : undefined;
+  process.stdout.write(
+    `${publicUrl ? `Public URL: ${publicUrl}; ` : ''}API documentation: ${baseUrl.replace(/\/v1$/, '')}/docs, ${baseUrl}/openapi.json\n`,
+  );
   if (devKey !== undefined) {
     process.stdout.write(
       `No API_KEYS set: using the development key kept in ${config.dataDir}/dev-api-key. Try:\n` +
@@ -59,7 +78,7 @@ async function main(): Promise<void> {
         .catch((error: unknown) => logger.error({ err: error }, 'error while closing the database'))
         .finally(() => {
           logger.info('stopped');
-          process.exit(0);
+          logger.flush(() => process.exit(0));
         });
     });
     server.closeIdleConnections();

@@ -94,6 +94,17 @@ describe('main: the process as users start it', () => {
     expect(stdout).not.toContain('curl -H');
   });
 
+  it('refuses to open an embedded data directory another process is using', async () => {
+    const first = startMain({ DATA_DIR: dataDir, API_KEYS: 'lock-key-0123456789abc' });
+    running.push(first.child);
+    await first.ready;
+    const second = startMain({ DATA_DIR: dataDir, API_KEYS: 'lock-key-0123456789abc' });
+    expect(await second.exited).toBe(1);
+    expect(second.output().stderr).toContain(`is in use by process ${first.child.pid}`);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  });
+
   it('refuses to start in production without API_KEYS, naming the variable', async () => {
     const proc = startMain({ DATA_DIR: dataDir, APP_ENV: 'production' });
     expect(await proc.exited).toBe(1);

@@ -260,7 +260,14 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
     });
 
     it('keeps names exactly as sent', async () => {
-      for (const name of ['  spaced  ', 'Müsli 🐶', '名前', 'quote " and \\ backslash', 'x'.repeat(255)]) {
+      for (const name of [
+        '  spaced  ',
+        '\ufeffbyte order mark',
+        'Müsli 🐶',
+        '名前',
+        'quote " and \\ backslash',
+        'x'.repeat(255),
+      ]) {
         const pet = await create({ name, categoryId: 1 });
         expect(pet.name).toBe(name);
         const read = PetSchema.parse((await call(base, `/pets/${pet.id}`)).body);

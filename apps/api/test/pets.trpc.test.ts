@@ -2,10 +2,11 @@ import { type ApiError, ErrorSchema, parseJson } from '@petstore/schema';
 import { TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyChecker } from '../src/http/auth.js';
+import { createAccessGuard, createKeyVerifier } from '../src/http/auth.js';
 import { createPetsService } from '../src/pets/pets.service.js';
 import { createAppRouter } from '../src/trpc/router.js';
 import { createCallerFactory } from '../src/trpc/trpc.js';
+import { rawCall } from './support/http.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
 /** The Error body tRPC puts in `data.error`, read back from an HTTP reply (superjson-encoded). */
@@ -20,7 +21,7 @@ function callers(server: TestServer) {
   );
   const context = (authorization: string | undefined) => ({
     authorization,
-    isKnownKey: createKeyChecker([TEST_API_KEY]),
+    guard: createAccessGuard(createKeyVerifier([TEST_API_KEY])),
     onInternalError: () => {},
   });
   return {
@@ -105,6 +106,20 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
       const text = await response.text();
       expect(text).not.toContain('stack');
       expect(errorOf(parseJson(text))).toMatchObject({ code: 'pet_not_found', status: 404 });
+    });
+
+    it('refuses methods other than GET and POST with 405 and Allow, after the key check', async () => {
+      // node:http rather than fetch, which refuses to send TRACE.
+      for (const method of ['TRACE', 'PUT', 'DELETE', 'PATCH']) {
+        const reply = await rawCall(server.baseUrl, '/trpc/pets.list', {
+          method,
+          headers: { authorization: `Bearer ${TEST_API_KEY}` },
+        });
+        expect(reply.status, method).toBe(405);
+        expect(reply.headers.get('allow')).toBe('GET, POST');
+        expect(reply.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
+        expect((await rawCall(server.baseUrl, '/trpc/pets.list', { method })).status).toBe(401);
+      }
     });
 
     it('keeps int64 exact over the wire', async () => {

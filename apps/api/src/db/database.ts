@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+import { lockDataDirectory } from './data-dir-lock.js';
 import {
   pgliteMigrationAdapter,
   pgMigrationAdapter,
@@ -55,7 +56,12 @@ export async function openDatabase({
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,
-      connectionTimeoutMillis: 5_000,
+      // A lost database must cost a client seconds, not a hang: give up connecting after 3 s, and give up on
+      // a query whose answer does not come within 3 s (a silent network partition leaves the socket open;
+      // our queries take milliseconds). Both become 503 service_unavailable. Keep-alive notices dead peers.
+      connectionTimeoutMillis: 3_000,
+      query_timeout: 3_000,
+      keepAlive: true,
     });
     // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
     // would crash the process. The pool replaces the connection on next use.
@@ -76,8 +82,12 @@ export async function openDatabase({
   const inMemory = dataDir === 'memory://';
   const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
   if (directory !== undefined) await mkdir(directory, { recursive: true });
+  const lock = directory === undefined ? undefined : await lockDataDirectory(`${directory}.lock`);
   const pglite = new PGlite(directory);
-  await pglite.waitReady;
+  await pglite.waitReady.catch(async (error: unknown) => {
+    await lock?.release();
+    throw error;
+  });
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {
     kind: 'pglite',
@@ -87,6 +97,7 @@ export async function openDatabase({
     async close() {
       await prisma.$disconnect();
       await pglite.close();
+      await lock?.release();
     },
   };
 }

@@ -160,14 +160,19 @@ export function findPrismaPath(name: 'migrations' | 'schema.prisma'): string {
   }
 }
 
-/** The migrations directory as the engine wants it, read the way the Prisma CLI reads it. */
-async function readMigrations(baseDir: string): Promise<MigrationList> {
-  const lockfile = await readFile(join(baseDir, MIGRATION_LOCK_FILE), 'utf8').catch(() => null);
+/** The names of the committed migrations, in the order they apply (what /readyz expects to find applied). */
+export async function listMigrationNames(baseDir = findPrismaPath('migrations')): Promise<string[]> {
   const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
-  const names = entries
+  return entries
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
+}
+
+/** The migrations directory as the engine wants it, read the way the Prisma CLI reads it. */
+async function readMigrations(baseDir: string): Promise<MigrationList> {
+  const lockfile = await readFile(join(baseDir, MIGRATION_LOCK_FILE), 'utf8').catch(() => null);
+  const names = await listMigrationNames(baseDir);
   const migrationDirectories = await Promise.all(
     names.map(
       async (name): Promise<MigrationDirectory> => ({

@@ -6,38 +6,51 @@ import { AppError } from '../errors.js';
 // b64token (RFC 6750 section 2.1).
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-const digest = (key: string) => createHash('sha256').update(key).digest();
+export const sha256 = (key: string) => createHash('sha256').update(key).digest();
+
+/** Who is calling, by key: `env:<n>` for the n-th API_KEYS entry, `db:<id>` for an issued key. Never the key. */
+export interface Caller {
+  subject: string;
+}
+
+/** Resolves a presented key to its caller, or undefined when the key is unknown or revoked. */
+export type KeyVerifier = (key: string) => Promise<Caller | undefined>;
 
 /**
- * Checks API keys in constant time: every configured key is compared, always, as fixed-length SHA-256
- * digests, so neither the position of a match nor the length of a key shows in the timing.
+ * Checks keys from API_KEYS in constant time: every configured key is compared, always, as fixed-length
+ * SHA-256 digests, so neither the position of a match nor the length of a key shows in the timing.
+ * Keys it does not know go to `findIssuedKey` (the api_keys table), which looks them up by digest.
  */
-export function createKeyChecker(keys: readonly string[]) {
-  const digests = keys.map(digest);
-  return (presented: string): boolean => {
-    const candidate = digest(presented);
-    let match = false;
-    for (const known of digests) match = timingSafeEqual(candidate, known) || match;
-    return match;
+export function createKeyVerifier(
+  envKeys: readonly string[],
+  findIssuedKey?: (keyHash: Buffer) => Promise<{ id: bigint } | undefined>,
+): KeyVerifier {
+  const digests = envKeys.map(sha256);
+  return async (presented) => {
+    const candidate = sha256(presented);
+    let index = -1;
+    digests.forEach((known, i) => {
+      if (timingSafeEqual(candidate, known) && index === -1) index = i;
+    });
+    if (index !== -1) return { subject: `env:${index}` };
+    const issued = await findIssuedKey?.(candidate);
+    return issued === undefined ? undefined : { subject: `db:${issued.id}` };
   };
 }
 
 export class UnauthorizedError extends AppError {
-  constructor(
-    message: string,
-    /** RFC 6750: an `error` attribute only when a token was presented. */
-    readonly tokenPresented: boolean,
-  ) {
-    super('unauthorized', message);
-  }
-
-  get challenge(): string {
-    return this.tokenPresented ? 'Bearer realm="petstore", error="invalid_token"' : 'Bearer realm="petstore"';
+  /** RFC 6750: an `error` attribute only when a token was presented. */
+  constructor(message: string, tokenPresented: boolean) {
+    super('unauthorized', message, {
+      'WWW-Authenticate': tokenPresented
+        ? 'Bearer realm="petstore", error="invalid_token"'
+        : 'Bearer realm="petstore"',
+    });
   }
 }
 
 /** The credential check both transports run before anything else; throws UnauthorizedError. */
-export function authenticate(authorization: string | undefined, isKnownKey: (key: string) => boolean): void {
+export async function authenticate(authorization: string | undefined, verify: KeyVerifier): Promise<Caller> {
   if (authorization === undefined || authorization === '') {
     throw new UnauthorizedError('missing API key: send the header "Authorization: Bearer <API key>"', false);
   }
@@ -45,12 +58,31 @@ export function authenticate(authorization: string | undefined, isKnownKey: (key
   if (token === undefined) {
     throw new UnauthorizedError('malformed Authorization header: expected "Bearer <API key>"', false);
   }
-  if (!isKnownKey(token)) throw new UnauthorizedError('invalid API key', true);
+  const caller = await verify(token);
+  if (caller === undefined) throw new UnauthorizedError('invalid API key', true);
+  return caller;
 }
 
-export function requireApiKey(isKnownKey: (key: string) => boolean): RequestHandler {
-  return (req, _res, next) => {
-    authenticate(req.headers.authorization, isKnownKey);
+/**
+ * Admits a request: authenticates it, then charges the caller's rate limit. Both transports call this
+ * one function first, so a request is refused the same way whichever way it came.
+ */
+export type AccessGuard = (authorization: string | undefined) => Promise<Caller>;
+
+export function createAccessGuard(
+  verify: KeyVerifier,
+  rateLimit?: (caller: Caller) => Promise<void>,
+): AccessGuard {
+  return async (authorization) => {
+    const caller = await authenticate(authorization, verify);
+    await rateLimit?.(caller);
+    return caller;
+  };
+}
+
+export function requireAccess(guard: AccessGuard): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.caller = await guard(req.headers.authorization);
     next();
   };
 }

@@ -1,7 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, internalError } from '../errors.js';
+import { AppError, internalError, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { UnauthorizedError } from './auth.js';
 import { sendJson } from './send.js';
 
 /** Errors raised by body-parser / Express itself carry a `type` or a 4xx `status`. */
@@ -32,8 +31,7 @@ function fromLibraryError(error: HttpLibraryError): AppError | undefined {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const known =
-      error instanceof AppError ? error : error instanceof Error ? fromLibraryError(error) : undefined;
+    const known = toAppError(error) ?? (error instanceof Error ? fromLibraryError(error) : undefined);
     const appError = known ?? internalError();
     if (known === undefined) {
       logger.error(
@@ -41,7 +39,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         'unhandled error',
       );
     }
-    if (appError instanceof UnauthorizedError) res.set('WWW-Authenticate', appError.challenge);
+    res.set(appError.headers);
     sendJson(res, appError.status, appError.toBody());
   };
 }

@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { AppError } from '../errors.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
-import { sendJson } from '../http/send.js';
+import { sendJsonText } from '../http/send.js';
 import { GET_PET_DEPRECATION_HEADERS } from './get-pet-deprecation.js';
+import { petJson, petsJson } from './pets.json.js';
 import type { PetsService } from './pets.service.js';
 
 function parseOr400<T extends z.ZodType>(schema: T, value: unknown, subject: string): z.output<T> {
@@ -35,13 +36,13 @@ export function petsRestRouter(pets: PetsService, authenticate: RequestHandler):
     .route('/pets')
     .get(async (req, res) => {
       const query = parseOr400(ListPetsSearchParamsSchema, req.query, 'query parameter');
-      sendJson(res, 200, await pets.list(query));
+      sendJsonText(res, 200, petsJson(await pets.list(query)));
     })
     .post(...jsonBody(), async (req, res) => {
       const newPet = parseOr400(NewPetSchema, req.body, 'field');
       const pet = await pets.create(newPet);
       res.location(`${req.baseUrl}/pets/${pet.id}`);
-      sendJson(res, 201, pet);
+      sendJsonText(res, 201, petJson(pet));
     })
     .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
 
@@ -49,7 +50,7 @@ export function petsRestRouter(pets: PetsService, authenticate: RequestHandler):
     .route('/pets/:petId')
     .get(async (req, res) => {
       const { petId } = parseOr400(GetPetParamsSchema, req.params, 'path parameter');
-      sendJson(res, 200, await pets.get(petId));
+      sendJsonText(res, 200, petJson(await pets.get(petId)));
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 

@@ -15,23 +15,38 @@ function toPet(row: PetRow): Pet {
 }
 
 /**
+ * The pet rules, in wire types only, so that the router type built on it (and copied into @petstore/client's
+ * published declarations) never reaches the database client's types.
+ */
+export interface PetsService {
+  /** Pets ordered by id ascending (oldest first), at most `limit`, optionally of one status. */
+  list(query: ListPetsQuery): Promise<Pet[]>;
+  /** Stores a new pet; the database assigns its id. */
+  create(newPet: NewPet): Promise<Pet>;
+  /** One pet by id; AppError pet_not_found when there is none. */
+  get(id: bigint): Promise<Pet>;
+}
+
+/**
  * The pet rules, shared by REST and tRPC. Inputs are already validated against @petstore/schema by the
  * transport that received them; this layer owns ordering, defaults applied at storage and not-found.
  */
-export function createPetsService(prisma: PrismaClient) {
+export function createPetsService(prisma: PrismaClient): PetsService {
   return {
-    /** Pets ordered by id ascending (oldest first), at most `limit`, optionally of one status. */
     async list(query: ListPetsQuery): Promise<Pet[]> {
-      const rows = await prisma.pet.findMany({
-        select: PET_COLUMNS,
-        where: query.status === undefined ? {} : { status: query.status },
-        orderBy: { id: 'asc' },
-        take: query.limit,
-      });
+      // The hottest read, as plain SQL through Prisma: it skips the query compiler (the largest cost per request
+      // in the profile, see bench/PROFILE.md) and is exactly the shape pets_status_id_idx serves.
+      const rows =
+        query.status === undefined
+          ? await prisma.$queryRaw<PetRow[]>`
+              SELECT id, name, category_id AS "categoryId", status::text AS status
+              FROM pets ORDER BY id LIMIT ${query.limit}`
+          : await prisma.$queryRaw<PetRow[]>`
+              SELECT id, name, category_id AS "categoryId", status::text AS status
+              FROM pets WHERE status = ${query.status}::pet_status ORDER BY id LIMIT ${query.limit}`;
       return rows.map(toPet);
     },
 
-    /** Stores a new pet; the database assigns its id. */
     async create(newPet: NewPet): Promise<Pet> {
       const row = await prisma.pet.create({
         select: PET_COLUMNS,
@@ -40,13 +55,11 @@ export function createPetsService(prisma: PrismaClient) {
       return toPet(row);
     },
 
-    /** One pet by id; AppError pet_not_found when there is none. */
     async get(id: bigint): Promise<Pet> {
-      const row = await prisma.pet.findUnique({ select: PET_COLUMNS, where: { id } });
-      if (row === null) throw new AppError('pet_not_found', `no pet with id ${id}`);
+      const [row] = await prisma.$queryRaw<PetRow[]>`
+        SELECT id, name, category_id AS "categoryId", status::text AS status FROM pets WHERE id = ${id}`;
+      if (row === undefined) throw new AppError('pet_not_found', `no pet with id ${id}`);
       return toPet(row);
     },
   };
 }
-
-export type PetsService = ReturnType<typeof createPetsService>;

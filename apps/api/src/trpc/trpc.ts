@@ -2,13 +2,14 @@ import { type ApiError, describeIssues } from '@petstore/schema';
 import { initTRPC, TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';
-import { AppError, internalError } from '../errors.js';
-import { authenticate } from '../http/auth.js';
+import { AppError, internalError, toAppError as toKnownAppError } from '../errors.js';
+import type { AccessGuard } from '../http/auth.js';
 
 /** Per-request context: only what the procedures need from HTTP. */
 export interface TrpcContext {
   authorization: string | undefined;
-  isKnownKey: (key: string) => boolean;
+  /** Authentication and rate limiting, shared with REST. */
+  guard: AccessGuard;
   /** Called with any error that is not the caller's fault, for the logs. */
   onInternalError: (error: unknown, path: string | undefined) => void;
 }
@@ -54,7 +55,8 @@ const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>>
 
 /** The AppError behind any tRPC error: thrown by our code, an input that failed its schema, or tRPC's own. */
 export function toAppError(error: TRPCError, path: string | undefined): AppError | undefined {
-  if (error.cause instanceof AppError) return error.cause;
+  const known = toKnownAppError(error.cause);
+  if (known !== undefined) return known;
   if (error.cause instanceof ZodError) {
     return new AppError(
       'validation_failed',
@@ -81,24 +83,22 @@ const t = initTRPC
   });
 
 /**
- * Every procedure: domain errors (AppError) become tRPC errors with the matching code, so the HTTP status
- * is the one REST would send; then the API key is checked, before input validation, as on REST.
+ * Every procedure: domain errors (AppError, a lost database) become tRPC errors with the matching code, so
+ * the HTTP status is the one REST would send; then the caller is admitted (API key, rate limit) before input
+ * validation, as on REST.
  */
 export const procedure = t.procedure
   .use(async ({ next }) => {
     const result = await next();
-    if (!result.ok && result.error.cause instanceof AppError) {
-      const cause = result.error.cause;
-      throw new TRPCError({
-        code: TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR',
-        message: cause.message,
-        cause,
-      });
+    const cause = result.ok ? undefined : toKnownAppError(result.error.cause);
+    if (cause !== undefined) {
+      const code = TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR';
+      throw new TRPCError({ code, message: cause.message, cause });
     }
     return result;
   })
-  .use(({ ctx, next }) => {
-    authenticate(ctx.authorization, ctx.isKnownKey);
+  .use(async ({ ctx, next }) => {
+    await ctx.guard(ctx.authorization);
     return next();
   });
 

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app.js';
+import { type AppDeps, createApp } from '../../src/app.js';
 import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
-import { applyPendingMigrations } from '../../src/db/migrate.js';
+import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase } from './test-database.js';
 
@@ -24,12 +24,22 @@ export interface TestServer {
  * The real app on a real port (127.0.0.1, ephemeral) over a real, freshly migrated database:
  * a new PostgreSQL database on the test server, or an in-memory PGlite.
  */
-export async function startTestServer(kind: DatabaseKind, label: string): Promise<TestServer> {
+export async function startTestServer(
+  kind: DatabaseKind,
+  label: string,
+  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute'> = {},
+): Promise<TestServer> {
   const logger = createLogger('silent');
   const postgres = kind === 'postgresql' ? await createTestDatabase(label) : undefined;
   const database = await openDatabase({ databaseUrl: postgres?.url, dataDir: 'memory://', logger });
   await applyPendingMigrations(database.migrationAdapter);
-  const app = createApp({ prisma: database.prisma, apiKeys: [TEST_API_KEY, OTHER_API_KEY], logger });
+  const app = createApp({
+    prisma: database.prisma,
+    logger,
+    apiKeys: [TEST_API_KEY, OTHER_API_KEY],
+    migrations: await listMigrationNames(),
+    ...options,
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     listening.once('error', reject);

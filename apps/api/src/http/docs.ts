@@ -1,0 +1,132 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createOpenApiJson, type OpenApiServer } from '@petstore/schema';
+import { Router } from 'express';
+import type { Config } from '../config.js';
+import { methodNotAllowed } from './errors.js';
+
+/** Where the OpenAPI document and the documentation page are served. Both are public: no API key. */
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const DOCS_PATH = '/docs';
+
+export interface DocsOptions {
+  /** The OpenAPI `servers`; default: the server that serves the document (`/v1`). */
+  servers?: readonly OpenApiServer[] | undefined;
+}
+
+/**
+ * The servers the document lists: the public URL of each environment that has one configured, the running
+ * environment first (so "Try it out" on the staging docs calls staging). Undefined when none is configured,
+ * as in local development, where the document points at the server that serves it.
+ */
+export function publicServers(
+  config: Pick<Config, 'appEnv' | 'productionUrl' | 'stagingUrl'>,
+): OpenApiServer[] | undefined {
+  const servers = [
+    { environment: 'production', url: config.productionUrl },
+    { environment: 'staging', url: config.stagingUrl },
+  ]
+    .filter((server): server is { environment: string; url: string } => server.url !== undefined)
+    .sort((a, b) => Number(b.environment === config.appEnv) - Number(a.environment === config.appEnv))
+    .map(({ environment, url }) => ({ url, description: environment }));
+  return servers.length > 0 ? servers : undefined;
+}
+
+// Swagger UI from the swagger-ui-dist package, served from this process: the page works with no internet.
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'swagger-ui.css',
+  'swagger-ui-bundle.js': 'swagger-ui-bundle.js',
+  'favicon.png': 'favicon-32x32.png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Pet Store API</title>
+    <link rel="icon" type="image/png" href="${DOCS_PATH}/assets/favicon.png">
+    <link rel="stylesheet" href="${DOCS_PATH}/assets/swagger-ui.css">
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${DOCS_PATH}/assets/swagger-ui-bundle.js"></script>
+    <script src="${DOCS_PATH}/init.js"></script>
+  </body>
+</html>
+`;
+
+// A file rather than an inline script, so the page's CSP can forbid inline scripts.
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: ${JSON.stringify(OPENAPI_PATH)},
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  displayOperationId: true,
+  validatorUrl: null,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
+});
+`;
+
+/** Origins the page may call with "Try it out": itself and every absolute server in the document. */
+function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): string {
+  const origins = new Set(["'self'"]);
+  for (const { url } of servers ?? []) {
+    if (/^https?:\/\//.test(url)) origins.add(new URL(url).origin);
+  }
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    // Swagger UI sets style attributes from script.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src ${[...origins].join(' ')}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * `GET /v1/openapi.json` (the OpenAPI 3.1 document generated from @petstore/schema) and `GET /docs` (Swagger UI
+ * rendering it). Public documentation: mounted before the API-key check. Other methods are 405.
+ */
+export function createDocsRouter({ servers }: DocsOptions = {}): Router {
+  const router = Router();
+  const document = `${createOpenApiJson(servers === undefined ? {} : { servers }, 2)}\n`;
+  const csp = contentSecurityPolicy(servers);
+  const onlyGet = methodNotAllowed(['GET', 'HEAD']);
+
+  router
+    .route(OPENAPI_PATH)
+    .get((_req, res) => {
+      res.set('Cache-Control', 'no-cache').type('application/json').send(document);
+    })
+    .all(onlyGet);
+
+  router
+    .route(DOCS_PATH)
+    .get((_req, res) => {
+      res.set({ 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache' }).type('html').send(PAGE);
+    })
+    .all(onlyGet);
+
+  router
+    .route(`${DOCS_PATH}/init.js`)
+    .get((_req, res) => {
+      res.set('Cache-Control', 'no-cache').type('text/javascript').send(INIT_SCRIPT);
+    })
+    .all(onlyGet);
+
+  router
+    .route(`${DOCS_PATH}/assets/:file`)
+    .get((req, res, next) => {
+      const file = ASSETS[req.params.file];
+      if (file === undefined) return next('route');
+      res.sendFile(file, { root: swaggerUiDir, maxAge: '1h' });
+    })
+    .all(onlyGet);
+
+  return router;
+}

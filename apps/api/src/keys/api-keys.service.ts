@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { sha256 } from '../http/auth.js';
+
+const KEY_PREFIX = 'psk_';
+const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 8;
+
+export interface IssuedKey {
+  id: bigint;
+  name: string;
+  /** The first characters of the key, enough to recognise it. */
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/**
+ * API keys as credentials: each stored as a SHA-256 digest with a name, creation time and optional
+ * revocation. The key itself exists only in the output of `create`.
+ */
+export function createApiKeysService(prisma: PrismaClient) {
+  const select = { id: true, name: true, prefix: true, createdAt: true, revokedAt: true } as const;
+  return {
+    /** Issues a new key; the returned `key` is shown once and cannot be recovered later. */
+    async create(name: string): Promise<IssuedKey & { key: string }> {
+      const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const row = await prisma.apiKey.create({
+        select,
+        data: { name, keyHash: sha256(key), prefix: key.slice(0, SHOWN_PREFIX_LENGTH) },
+      });
+      return { ...row, key };
+    },
+
+    list(): Promise<IssuedKey[]> {
+      return prisma.apiKey.findMany({ select, orderBy: { id: 'asc' } });
+    },
+
+    /** Revokes a key; effective for the next request on every instance (keys are not cached). */
+    async revoke(id: bigint): Promise<IssuedKey | undefined> {
+      const row = await prisma.apiKey.findUnique({ select, where: { id } });
+      if (row === null) return undefined;
+      if (row.revokedAt !== null) return row;
+      return prisma.apiKey.update({ select, where: { id }, data: { revokedAt: new Date() } });
+    },
+
+    /** The active (unrevoked) key with this digest. */
+    async findActive(keyHash: Buffer): Promise<{ id: bigint } | undefined> {
+      const row = await prisma.apiKey.findFirst({
+        select: { id: true },
+        where: { keyHash: new Uint8Array(keyHash), revokedAt: null },
+      });
+      return row ?? undefined;
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -1,0 +1,70 @@
+// `pnpm keys create <name>` | `pnpm keys list` | `pnpm keys revoke <id>`: manages the API keys stored in the
+// database the app uses (DATABASE_URL, or the embedded PGlite in DATA_DIR). Applies pending migrations first.
+import { ConfigError, parseConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { applyPendingMigrations } from '../db/migrate.js';
+import { createLogger } from '../logger.js';
+import { createApiKeysService } from './api-keys.service.js';
+
+const USAGE = 'usage: pnpm keys create <name> | pnpm keys list | pnpm keys revoke <id>';
+
+async function run(args: string[]): Promise<number> {
+  const [command, argument] = args;
+  if (
+    !(command === 'list' || ((command === 'create' || command === 'revoke') && argument && args.length === 2))
+  ) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = parseConfig(process.env);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger: createLogger('warn'),
+  });
+  try {
+    await applyPendingMigrations(database.migrationAdapter);
+    const keys = createApiKeysService(database.prisma);
+    if (command === 'create') {
+      const issued = await keys.create(argument ?? '');
+      console.log(
+        `created key ${issued.id} "${issued.name}". It is shown once; store it now:\n${issued.key}`,
+      );
+    } else if (command === 'revoke') {
+      if (!/^\d+$/.test(argument ?? '')) {
+        console.error(`not a key id: ${argument} (see pnpm keys list)`);
+        return 2;
+      }
+      const revoked = await keys.revoke(BigInt(argument ?? '0'));
+      if (revoked === undefined) {
+        console.error(`no key with id ${argument}`);
+        return 1;
+      }
+      console.log(
+        `revoked key ${revoked.id} "${revoked.name}" (${revoked.prefix}…) at ${revoked.revokedAt?.toISOString()}`,
+      );
+    } else {
+      const rows = await keys.list();
+      if (rows.length === 0) console.log('no keys issued (keys from API_KEYS are not listed)');
+      for (const key of rows) {
+        const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
+        console.log(
+          `${key.id}\t${key.prefix}…\t${key.name}\tcreated ${key.createdAt.toISOString()}\t${state}`,
+        );
+      }
+    }
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof ConfigError ? error.message : `keys: ${(error as Error).message}`);
+    process.exitCode = 1;
+  },
+);

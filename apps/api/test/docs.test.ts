@@ -1,0 +1,107 @@
+// The /docs page in a real headless Chromium: it loads Swagger UI from this server only (no CDN), renders the
+// served OpenAPI document with its three operations, and marks getPet deprecated. The screenshot is kept in
+// test-results/docs.png for a person to look at.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const SCREENSHOT = new URL('../test-results/docs.png', import.meta.url);
+
+/**
+ * Chromium from the system (Debian's `chromium` package); `npx playwright install` cannot download here.
+ * When it is missing, scripts/ensure-chromium.sh installs it where it can (root with apt-get), so the README's
+ * test command works on a fresh machine; elsewhere the test fails with the command that fixes it: a skipped
+ * browser test would hide a broken page.
+ */
+function findChromium(): string {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  const present = () =>
+    candidates.find((candidate) => candidate !== undefined && candidate !== '' && existsSync(candidate));
+  if (present() === undefined && process.platform === 'linux') {
+    spawnSync('bash', [join(import.meta.dirname, '../../../scripts/ensure-chromium.sh')], {
+      stdio: 'inherit',
+    });
+  }
+  const found = present();
+  if (found === undefined) {
+    throw new Error(
+      'Chromium is needed for the /docs browser test and was not found. Install it with ' +
+        '`apt-get update && apt-get install -y chromium` (or `scripts/ensure-chromium.sh`), ' +
+        'or point CHROMIUM_PATH at a Chromium binary.',
+    );
+  }
+  return found;
+}
+
+describe('/docs in headless Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let origin: string;
+
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'docs');
+    origin = server.baseUrl.replace(/\/v1$/, '');
+    browser = await chromium.launch({
+      executablePath: findChromium(),
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 600_000); // installing Chromium on a fresh machine takes a while
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows the three operations, getPet deprecated, with nothing fetched from elsewhere', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
+    const problems: string[] = [];
+    const foreign: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
+    page.on('request', (request) => {
+      if (!request.url().startsWith(origin) && !request.url().startsWith('data:'))
+        foreign.push(request.url());
+    });
+
+    const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
+    expect(response?.status()).toBe(200);
+    const operations = page.locator('.opblock');
+    await operations.first().waitFor({ timeout: 20_000 });
+
+    expect(await page.locator('.info .title').textContent()).toMatch(/Pet Store API/);
+    expect(await operations.count()).toBe(3);
+    const text = await page.locator('#swagger-ui').textContent();
+    for (const operationId of ['listPets', 'createPet', 'getPet']) expect(text).toContain(operationId);
+
+    // Swagger UI marks a deprecated operation with this class (struck-through path, greyed block).
+    const deprecated = page.locator('.opblock.opblock-deprecated');
+    expect(await deprecated.count()).toBe(1);
+    expect(await deprecated.textContent()).toContain('getPet');
+    expect(await page.locator('.opblock:not(.opblock-deprecated)').allTextContents()).toEqual([
+      expect.stringContaining('listPets'),
+      expect.stringContaining('createPet'),
+    ]);
+    // The bearer scheme is offered.
+    expect(await page.locator('button.authorize').count()).toBe(1);
+
+    mkdirSync(new URL('.', SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT.pathname, fullPage: true });
+    expect(problems).toEqual([]);
+    expect(foreign).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,246 @@
+// Live responses of the running API checked against the OpenAPI document it serves: every operation, its
+// success and its documented errors. A response whose status, headers or body the document does not describe
+// fails here, so the document cannot drift from the service.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createOpenApiJson, stringifyJson } from '@petstore/schema';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.js';
+import { createDocsRouter, publicServers } from '../src/http/docs.js';
+import { call, type Reply, rawCall } from './support/http.js';
+import { DATABASE_KINDS, startTestServer, type TestServer } from './support/test-server.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: a JSON document walked by path
+type Json = Record<string, any>;
+
+/** Checks replies against the document: the operation, the status, the required headers, the body schema. */
+function createResponseChecker(document: Json) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // JSON.parse'd, so above 2^53 an integer is only approximately checked: the exact int64 tests live elsewhere.
+  ajv.addFormat('int64', { type: 'number', validate: Number.isInteger });
+  ajv.addSchema({ $id: 'https://petstore.invalid/openapi.json', components: document.components });
+  const validators = new Map<string, ValidateFunction>();
+  const validatorFor = (schema: Json) => {
+    const key = JSON.stringify(schema);
+    let validate = validators.get(key);
+    if (validate === undefined) {
+      validate = ajv.compile({ $id: `https://petstore.invalid/s${validators.size}`, ...resolveBase(schema) });
+      validators.set(key, validate);
+    }
+    return validate;
+  };
+  // Refs in the document are local (`#/components/...`); point them at the document registered above.
+  const resolveBase = (schema: Json): Json =>
+    JSON.parse(
+      JSON.stringify(schema).replaceAll('"$ref":"#/', '"$ref":"https://petstore.invalid/openapi.json#/'),
+    );
+
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
+
+  /** Which (operationId, status) pairs were seen, to prove the suite covers the document. */
+  const seen = new Set<string>();
+
+  return {
+    seen,
+    check(method: string, path: string, reply: Reply): void {
+      const pathOnly = path.split('?')[0] ?? path;
+      const match = templates.find(({ pattern }) => pattern.test(pathOnly));
+      expect(match, `${method} ${pathOnly} is in the document`).toBeDefined();
+      const operation: Json | undefined = document.paths[match?.template ?? ''][method.toLowerCase()];
+      expect(operation, `${method} ${match?.template} is an operation`).toBeDefined();
+      const response: Json | undefined = operation?.responses[String(reply.status)];
+      expect(
+        response,
+        `${operation?.operationId} documents status ${reply.status}: ${reply.text}`,
+      ).toBeDefined();
+      seen.add(`${operation?.operationId} ${reply.status}`);
+
+      for (const [name, header] of Object.entries((response?.headers ?? {}) as Json)) {
+        if (header.required)
+          expect(reply.headers.get(name), `header ${name} on ${reply.status}`).not.toBeNull();
+      }
+      const media: Json | undefined = response?.content?.['application/json'];
+      if (media === undefined) {
+        expect(reply.text).toBe('');
+        return;
+      }
+      expect(reply.headers.get('content-type')).toMatch(/^application\/json\b/);
+      const validate = validatorFor(media.schema);
+      const body: unknown = JSON.parse(reply.text);
+      expect(validate(body) ? [] : validate.errors, `${operation?.operationId} ${reply.status} body`).toEqual(
+        [],
+      );
+      if (response?.['x-error-codes']) expect(response['x-error-codes']).toContain((body as Json).code);
+    },
+  };
+}
+
+describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind) => {
+  let server: TestServer;
+  let base: string;
+  let document: Json;
+  let checker: ReturnType<typeof createResponseChecker>;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, 'openapi');
+    base = server.baseUrl;
+    const reply = await call(base, '/openapi.json', { apiKey: null });
+    document = JSON.parse(reply.text);
+    checker = createResponseChecker(document);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** One request through the checker. */
+  const send = async (method: string, path: string, options: Parameters<typeof call>[2] = {}) => {
+    const reply = await call(base, path, { ...options, method });
+    checker.check(method, path, reply);
+    return reply;
+  };
+  const newPet = (fields: Record<string, unknown>) => stringifyJson(fields);
+
+  it('serves the generated document publicly, without an API key', async () => {
+    const reply = await call(base, '/openapi.json', { apiKey: null });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(reply.text).toBe(`${createOpenApiJson({}, 2)}\n`);
+    expect(document.servers).toEqual([{ url: '/v1', description: 'The server that serves this document' }]);
+  });
+
+  it('createPet: 201, and its documented errors 400, 401, 413, 415', async () => {
+    const created = await send('POST', '/pets', {
+      body: newPet({ name: 'Rex', categoryId: 9007199254740993n, status: 'available' }),
+    });
+    expect(created.status).toBe(201);
+    expect((await send('POST', '/pets', { body: newPet({ name: 'Tom', categoryId: 2 }) })).status).toBe(201);
+    expect((await send('POST', '/pets', { body: newPet({ name: 'Rex' }) })).status).toBe(400);
+    expect(
+      (await send('POST', '/pets', { body: newPet({ name: 'Rex', categoryId: 1, id: 3 }) })).status,
+    ).toBe(400);
+    expect((await send('POST', '/pets', { body: '{"name":' })).status).toBe(400);
+    expect((await send('POST', '/pets', { body: '' })).status).toBe(400);
+    expect(
+      (await send('POST', '/pets', { body: newPet({ name: 'Rex', categoryId: 1 }), apiKey: null })).status,
+    ).toBe(401);
+    const huge = newPet({ name: 'x'.repeat(70 * 1024), categoryId: 1 });
+    expect((await send('POST', '/pets', { body: huge })).status).toBe(413);
+    const text = { body: 'name=Rex', headers: { 'content-type': 'text/plain' } };
+    expect((await send('POST', '/pets', text)).status).toBe(415);
+  });
+
+  it('listPets: 200 with pets, filtered and limited, and 400, 401', async () => {
+    const all = await send('GET', '/pets');
+    expect(all.status).toBe(200);
+    expect((all.body as unknown[]).length).toBeGreaterThanOrEqual(2);
+    expect((await send('GET', '/pets?status=available&limit=1')).status).toBe(200);
+    expect((await send('GET', '/pets?status=sold')).status).toBe(200);
+    for (const query of ['limit=0', 'limit=101', 'status=lost', 'offset=20']) {
+      expect((await send('GET', `/pets?${query}`)).status).toBe(400);
+    }
+    expect((await send('GET', '/pets', { apiKey: null })).status).toBe(401);
+    expect((await send('GET', '/pets', { apiKey: 'not-a-valid-key-at-all' })).status).toBe(401);
+  });
+
+  it('getPet: 200 and 400, 401, 404, each with the deprecation headers', async () => {
+    const created = await send('POST', '/pets', { body: newPet({ name: 'Kit', categoryId: 5 }) });
+    const { id } = created.body as { id: bigint };
+    expect((await send('GET', `/pets/${id}`)).status).toBe(200);
+    expect((await send('GET', '/pets/abc')).status).toBe(400);
+    expect((await send('GET', '/pets/9223372036854775807')).status).toBe(404);
+    expect((await send('GET', `/pets/${id}`, { apiKey: null })).status).toBe(401);
+  });
+
+  it('covered every documented status of every operation (500 aside: it cannot be provoked from outside)', () => {
+    const documented = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Json).flatMap((operation: Json) =>
+        Object.keys(operation.responses)
+          .filter((status) => status !== '500')
+          .map((status) => `${operation.operationId} ${status}`),
+      ),
+    );
+    expect([...checker.seen].sort()).toEqual(documented.sort());
+  });
+
+  it('answers other methods on the documentation routes with 405 and unknown assets with 404', async () => {
+    const post = await call(base, '/openapi.json', { method: 'POST', apiKey: null });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const origin = base.replace(/\/v1$/, '');
+    const missing = await rawCall(origin, '/docs/assets/../../package.json');
+    expect(missing.status).toBe(404);
+    expect((await rawCall(origin, '/docs/assets/nope.js')).status).toBe(404);
+    const bundle = await fetch(`${origin}/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    await bundle.arrayBuffer();
+  });
+});
+
+describe('OpenAPI servers from configuration', () => {
+  const config = {
+    productionUrl: 'https://api.petstore.example/v1',
+    stagingUrl: 'https://staging.petstore.example/v1',
+  };
+
+  it('lists both environments, the running one first, and none in local development', () => {
+    expect(publicServers({ ...config, appEnv: 'production' })).toEqual([
+      { url: config.productionUrl, description: 'production' },
+      { url: config.stagingUrl, description: 'staging' },
+    ]);
+    expect(publicServers({ ...config, appEnv: 'staging' })?.map((server) => server.description)).toEqual([
+      'staging',
+      'production',
+    ]);
+    expect(
+      publicServers({ appEnv: undefined, productionUrl: undefined, stagingUrl: undefined }),
+    ).toBeUndefined();
+  });
+
+  it("reads them from PETSTORE_PRODUCTION_URL / PETSTORE_STAGING_URL (the client presets' names)", () => {
+    const parsed = parseConfig({
+      APP_ENV: 'staging',
+      PETSTORE_PRODUCTION_URL: `${config.productionUrl}/`,
+      PETSTORE_STAGING_URL: config.stagingUrl,
+    });
+    expect(parsed).toMatchObject({ ...config, appEnv: 'staging' });
+    for (const url of [
+      'ftp://api.example/v1',
+      'https://api.example/v2',
+      'https://api.example/v1?x=1',
+      'v1',
+    ]) {
+      expect(() => parseConfig({ PETSTORE_STAGING_URL: url })).toThrow(
+        /PETSTORE_STAGING_URL: must be an http\(s\) URL/,
+      );
+    }
+  });
+
+  it('serves them in /v1/openapi.json, and lets /docs call them', async () => {
+    const app = express().use(createDocsRouter({ servers: publicServers({ ...config, appEnv: 'staging' }) }));
+    const server: Server = await new Promise((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const document = (await (await fetch(`${origin}/v1/openapi.json`)).json()) as Json;
+      expect(document.servers.map((entry: Json) => entry.url)).toEqual([
+        config.stagingUrl,
+        config.productionUrl,
+      ]);
+      const page = await fetch(`${origin}/docs`);
+      expect(page.headers.get('content-security-policy')).toContain(
+        "connect-src 'self' https://staging.petstore.example https://api.petstore.example;",
+      );
+      await page.text();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

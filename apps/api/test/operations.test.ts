@@ -1,0 +1,308 @@
+import { spawnSync } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import superjson from 'superjson';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { openDatabase } from '../src/db/database.js';
+import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
+import { createApiKeysService } from '../src/keys/api-keys.service.js';
+import { createLogger } from '../src/logger.js';
+import { call, expectError } from './support/http.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import {
+  DATABASE_KINDS,
+  OTHER_API_KEY,
+  startTestServer,
+  TEST_API_KEY,
+  type TestServer,
+} from './support/test-server.js';
+
+const logger = createLogger('silent');
+
+async function listen(
+  app: ReturnType<typeof createApp>,
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe.each(DATABASE_KINDS)('operations on %s', (kind) => {
+  let server: TestServer;
+  let root: string;
+  beforeAll(async () => {
+    server = await startTestServer(kind, 'ops');
+    root = server.baseUrl.replace(/\/v1$/, '');
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('GET /healthz and /readyz answer without a key', async () => {
+    const health = await call(root, '/healthz', { apiKey: null });
+    expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: 'ok' } });
+    const ready = await call(root, '/readyz', { apiKey: null });
+    expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: { status: 'ready' } });
+  });
+
+  it('sends security headers', async () => {
+    const reply = await call(server.baseUrl, '/pets');
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(reply.headers.get('strict-transport-security')).toMatch(/max-age=/);
+    expect(reply.headers.get('x-powered-by')).toBeNull();
+  });
+
+  it('sends no CORS headers unless origins are configured', async () => {
+    const reply = await call(server.baseUrl, '/pets', { headers: { origin: 'https://app.example.com' } });
+    expect(reply.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  describe('issued API keys', () => {
+    it('work on both transports, are stored only as a digest, and stop working once revoked', async () => {
+      const keys = createApiKeysService(server.database.prisma);
+      const issued = await keys.create('partner team');
+      expect(issued.key).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
+      expect((await call(server.baseUrl, '/pets', { apiKey: issued.key })).status).toBe(200);
+      const trpc = await fetch(`${server.baseUrl}/trpc/pets.list`, {
+        headers: { authorization: `Bearer ${issued.key}` },
+      });
+      expect(trpc.status).toBe(200);
+
+      const stored = await server.database.prisma.$queryRaw<
+        Record<string, unknown>[]
+      >`SELECT * FROM api_keys`;
+      expect(JSON.stringify(stored, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(
+        issued.key,
+      );
+      expect((await keys.list()).find((key) => key.id === issued.id)).toMatchObject({
+        name: 'partner team',
+        prefix: issued.key.slice(0, 12),
+        revokedAt: null,
+      });
+
+      await keys.revoke(issued.id);
+      expectError(await call(server.baseUrl, '/pets', { apiKey: issued.key }), 401, 'unauthorized');
+      const revokedTrpc = await fetch(`${server.baseUrl}/trpc/pets.list`, {
+        headers: { authorization: `Bearer ${issued.key}` },
+      });
+      expect(revokedTrpc.status).toBe(401);
+    });
+  });
+});
+
+describe('readiness', () => {
+  it('/readyz is 503 when the database lacks a migration this build expects', async () => {
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
+    await applyPendingMigrations(database.migrationAdapter);
+    const migrations = [...(await listMigrationNames()), '29991231000000_from_the_future'];
+    const api = await listen(
+      createApp({ prisma: database.prisma, logger, apiKeys: [TEST_API_KEY], migrations }),
+    );
+    try {
+      const reply = await call(api.baseUrl.replace(/\/v1$/, ''), '/readyz', { apiKey: null });
+      expectError(reply, 503, 'service_unavailable');
+      expect((reply.body as { message: string }).message).toContain('29991231000000_from_the_future');
+    } finally {
+      await api.close();
+      await database.close();
+    }
+  });
+});
+
+describe('database unreachable', () => {
+  let api: Awaited<ReturnType<typeof listen>>;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    // Nothing listens on this port: every query fails to connect.
+    const database = await openDatabase({
+      databaseUrl: 'postgresql://postgres@127.0.0.1:9/none',
+      dataDir: '',
+      logger,
+    });
+    api = await listen(
+      createApp({ prisma: database.prisma, logger, apiKeys: [TEST_API_KEY], migrations: [] }),
+    );
+    close = async () => {
+      await api.close();
+      await database.close();
+    };
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it('answers 503 service_unavailable with Retry-After on REST, not 500', async () => {
+    for (const [path, method, body] of [
+      ['/pets', 'GET', undefined],
+      ['/pets', 'POST', '{"name":"Rex","categoryId":1}'],
+      ['/pets/1', 'GET', undefined],
+    ] as const) {
+      const reply = await call(api.baseUrl, path, { method, body });
+      expectError(reply, 503, 'service_unavailable');
+      expect(reply.headers.get('retry-after')).toBe('5');
+    }
+  });
+
+  it('answers 503 on tRPC with the same Error body', async () => {
+    const response = await fetch(`${api.baseUrl}/trpc/pets.list`, {
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    const shape = superjson.deserialize<{ data: { error: unknown } }>(
+      ((await response.json()) as { error: never }).error,
+    );
+    expect(shape.data.error).toMatchObject({ code: 'service_unavailable', status: 503 });
+  });
+
+  it('keeps /healthz at 200 and reports /readyz 503', async () => {
+    const root = api.baseUrl.replace(/\/v1$/, '');
+    expect((await call(root, '/healthz', { apiKey: null })).status).toBe(200);
+    expectError(await call(root, '/readyz', { apiKey: null }), 503, 'service_unavailable');
+  });
+
+  it('still checks the key first: no key is 401, not 503', async () => {
+    expectError(await call(api.baseUrl, '/pets', { apiKey: null }), 401, 'unauthorized');
+  });
+});
+
+describe('rate limiting (PostgreSQL, two instances sharing one database)', () => {
+  let database: TestDatabase;
+  const instances: Awaited<ReturnType<typeof listen>>[] = [];
+  const closers: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ratelimit');
+    for (let i = 0; i < 2; i++) {
+      const db = await openDatabase({ databaseUrl: database.url, dataDir: '', logger });
+      if (i === 0) await applyPendingMigrations(db.migrationAdapter);
+      const api = await listen(
+        createApp({
+          prisma: db.prisma,
+          logger,
+          apiKeys: [TEST_API_KEY, OTHER_API_KEY],
+          migrations: [],
+          rateLimitPerMinute: 4,
+        }),
+      );
+      instances.push(api);
+      closers.push(async () => {
+        await api.close();
+        await db.close();
+      });
+    }
+  });
+  afterAll(async () => {
+    for (const close of closers) await close();
+    await database?.drop();
+  });
+
+  it('counts each key across instances and answers 429 rate_limited with Retry-After', async () => {
+    const [a, b] = instances as [Awaited<ReturnType<typeof listen>>, Awaited<ReturnType<typeof listen>>];
+    // 4 allowed per minute, spread over both instances. (A window boundary could reset the count mid-test;
+    // the windows are a minute long, so retrying once covers that.)
+    const attempt = async () => {
+      const statuses = [];
+      for (const api of [a, b, a, b, a]) statuses.push((await call(api.baseUrl, '/pets')).status);
+      return statuses;
+    };
+    let statuses = await attempt();
+    if (statuses.join() !== '200,200,200,200,429') statuses = await attempt();
+    expect(statuses.slice(-1)).toEqual([429]);
+    const limited = await call(b.baseUrl, '/pets');
+    expectError(limited, 429, 'rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // Another key has its own budget.
+    expect((await call(a.baseUrl, '/pets', { apiKey: OTHER_API_KEY })).status).toBe(200);
+    // Unauthenticated requests are refused before they are counted.
+    expectError(await call(a.baseUrl, '/pets', { apiKey: null }), 401, 'unauthorized');
+  });
+});
+
+describe('CORS when origins are configured', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'cors', { corsOrigins: ['https://app.example.com'] });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('answers a preflight without a key and exposes the headers clients need', async () => {
+    const preflight = await fetch(`${server.baseUrl}/pets`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    const reply = await call(server.baseUrl, '/pets', { headers: { origin: 'https://app.example.com' } });
+    expect(reply.headers.get('access-control-expose-headers')).toMatch(/Location/);
+    const other = await call(server.baseUrl, '/pets', { headers: { origin: 'https://evil.example.net' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('pnpm keys (the CLI)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase('keyscli');
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  const keysCli = (...args: string[]) =>
+    spawnSync(
+      process.execPath,
+      ['--conditions=@petstore/source', '--import', 'tsx', 'src/keys/keys-cli.ts', ...args],
+      {
+        cwd: join(import.meta.dirname, '..'),
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url },
+        encoding: 'utf8',
+      },
+    );
+
+  it('creates (printing the key once), lists (never the key) and revokes keys', async () => {
+    const created = keysCli('create', 'ci robot');
+    expect(created.status, created.stderr).toBe(0);
+    const key = /^(psk_\S+)$/m.exec(created.stdout)?.[1] ?? '';
+    expect(key).not.toBe('');
+    const id = /created key (\d+)/.exec(created.stdout)?.[1] ?? '';
+
+    const database2 = await openDatabase({ databaseUrl: database.url, dataDir: '', logger });
+    const api = await listen(
+      createApp({ prisma: database2.prisma, logger, apiKeys: [TEST_API_KEY], migrations: [] }),
+    );
+    try {
+      expect((await call(api.baseUrl, '/pets', { apiKey: key })).status).toBe(200);
+      const listed = keysCli('list');
+      expect(listed.stdout).toContain('ci robot');
+      expect(listed.stdout).toContain(key.slice(0, 12));
+      expect(listed.stdout).not.toContain(key);
+      const revoked = keysCli('revoke', id);
+      expect(revoked.status, revoked.stderr).toBe(0);
+      expectError(await call(api.baseUrl, '/pets', { apiKey: key }), 401, 'unauthorized');
+      expect(keysCli('revoke', '999999').status).toBe(1);
+      expect(keysCli('frobnicate').status).toBe(2);
+    } finally {
+      await api.close();
+      await database2.close();
+    }
+  }, 120_000); // five CLI processes, each compiling TypeScript at start-up
+});
