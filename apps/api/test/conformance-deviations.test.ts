@@ -1,0 +1,341 @@
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runConformance } from '@petstore/conformance';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
+
+// Proof that the conformance suite can fail: a proxy in front of the real API injects one deviation at a
+// time, and the suite must name the check meant to catch it.
+
+interface Exchanged {
+  method: string;
+  /** Path and query, `/v1/pets?limit=1`. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+interface Deviation {
+  /** Rewrites the request on its way to the API, or answers it instead of the API. */
+  request?(request: Exchanged): Exchanged | Answer;
+  /** Rewrites the API's answer. */
+  response?(request: Exchanged, answer: Answer): Answer;
+}
+
+const path = (request: Exchanged) => new URL(request.url, 'http://proxy').pathname;
+const isList = (request: Exchanged) => request.method === 'GET' && path(request) === '/v1/pets';
+const isGet = (request: Exchanged) => request.method === 'GET' && /^\/v1\/pets\/[^/]+$/.test(path(request));
+const isCreate = (request: Exchanged) => request.method === 'POST' && path(request) === '/v1/pets';
+
+function json(answer: Answer, rewrite: (body: unknown) => unknown, stringify = JSON.stringify): Answer {
+  if (!/json/.test(String(answer.headers['content-type'])) || answer.body.length === 0) return answer;
+  return { ...answer, body: Buffer.from(stringify(rewrite(JSON.parse(answer.body.toString())))) };
+}
+
+function withQuery(request: Exchanged, edit: (query: URLSearchParams) => void): Exchanged {
+  const url = new URL(request.url, 'http://proxy');
+  edit(url.searchParams);
+  return { ...request, url: `${url.pathname}${url.search}` };
+}
+
+const isPet = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && 'id' in value && 'name' in value;
+
+/** Each deviation and the check id that must report it. */
+const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
+  [
+    'listPets.limit.default',
+    'default limit 25 instead of 20',
+    {
+      request: (request) =>
+        isList(request)
+          ? withQuery(request, (query) => query.has('limit') || query.set('limit', '25'))
+          : request,
+    },
+  ],
+  [
+    'auth.missing-key.getPet',
+    'getPet without authentication',
+    {
+      request: (request) =>
+        isGet(request)
+          ? { ...request, headers: { ...request.headers, authorization: `Bearer ${TEST_API_KEY}` } }
+          : request,
+    },
+  ],
+  [
+    'createPet.body.malformed-json',
+    '500 on a body that is not JSON',
+    {
+      request(request) {
+        if (!isCreate(request) || request.headers.authorization !== `Bearer ${TEST_API_KEY}`) return request;
+        try {
+          JSON.parse(request.body.toString());
+          return request;
+        } catch {
+          const body = '{"code":"internal_error","message":"Unexpected token","status":500}';
+          return { status: 500, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) };
+        }
+      },
+    },
+  ],
+  [
+    'createPet.status-omitted',
+    '"status": null on pets without a status',
+    {
+      response: (_request, answer) =>
+        json(answer, (body) => {
+          const fill = (pet: unknown) => (isPet(pet) && !('status' in pet) ? { ...pet, status: null } : pet);
+          return Array.isArray(body) ? body.map(fill) : fill(body);
+        }),
+    },
+  ],
+  [
+    'createPet.int64.exact',
+    'int64 values rounded to doubles',
+    { response: (_request, answer) => json(answer, (body) => body) },
+  ],
+  [
+    'getPet.deprecation.ok',
+    'no Deprecation header on getPet',
+    {
+      response(_request, answer) {
+        const { deprecation: _dropped, ...headers } = answer.headers;
+        return { ...answer, headers };
+      },
+    },
+  ],
+  [
+    'listPets.order.id-ascending',
+    'listPets newest first',
+    {
+      response: (request, answer) =>
+        isList(request) ? json(answer, (body) => (Array.isArray(body) ? body.reverse() : body)) : answer,
+    },
+  ],
+  [
+    'listPets.limit.invalid.above-max',
+    'limit above 100 clamped instead of refused',
+    {
+      request: (request) =>
+        isList(request)
+          ? withQuery(request, (query) => {
+              if (Number(query.get('limit')) > 100) query.set('limit', '100');
+            })
+          : request,
+    },
+  ],
+  [
+    'createPet.unknown-field',
+    'unknown fields dropped instead of refused',
+    {
+      request(request) {
+        if (!isCreate(request)) return request;
+        try {
+          const { name, categoryId, status } = JSON.parse(request.body.toString()) as Record<string, unknown>;
+          // Not exact for int64, but the bodies with unknown fields carry small categoryIds.
+          return { ...request, body: Buffer.from(JSON.stringify({ name, categoryId, status })) };
+        } catch {
+          return request;
+        }
+      },
+    },
+  ],
+  [
+    'createPet.name.kept-exactly',
+    'names trimmed',
+    {
+      request(request) {
+        if (!isCreate(request)) return request;
+        const text = request.body.toString();
+        return {
+          ...request,
+          body: Buffer.from(
+            text.replace(/"name":"\s+/, '"name":"').replace(/\s+","categoryId"/, '","categoryId"'),
+          ),
+        };
+      },
+    },
+  ],
+  [
+    'createPet.content-type.unsupported',
+    'any Content-Type read as JSON',
+    {
+      request: (request) =>
+        isCreate(request)
+          ? { ...request, headers: { ...request.headers, 'content-type': 'application/json' } }
+          : request,
+    },
+  ],
+  [
+    'auth.missing-key.listPets',
+    'no WWW-Authenticate challenge on 401',
+    {
+      response(_request, answer) {
+        const { 'www-authenticate': _dropped, ...headers } = answer.headers;
+        return { ...answer, headers };
+      },
+    },
+  ],
+  [
+    'concurrency.burst-create',
+    'concurrent creates answered with the same pet',
+    (() => {
+      // Under load, a create answers with a copy of an earlier answer: a duplicated id, a lost pet.
+      let inFlight = 0;
+      let earlier: Answer | undefined;
+      return {
+        request(request) {
+          if (isCreate(request)) inFlight += 1;
+          return request;
+        },
+        response(request, answer) {
+          if (!isCreate(request)) return answer;
+          inFlight -= 1;
+          if (answer.status !== 201) return answer;
+          if (inFlight > 10 && earlier) return earlier;
+          earlier = answer;
+          return answer;
+        },
+      } satisfies Deviation;
+    })(),
+  ],
+];
+
+/** An HTTP proxy to `upstream` that applies `deviation` (switchable between runs). */
+async function startProxy(
+  upstream: URL,
+): Promise<{ baseUrl: string; use(deviation: Deviation): void; close(): Promise<void> }> {
+  let deviation: Deviation = {};
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const incoming: Exchanged = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      const send = (answer: Answer) => {
+        const {
+          'content-length': _length,
+          'transfer-encoding': _encoding,
+          connection: _connection,
+          ...headers
+        } = answer.headers;
+        res.writeHead(answer.status, { ...headers, 'content-length': answer.body.length });
+        res.end(answer.body);
+      };
+      const rewritten = deviation.request ? deviation.request(incoming) : incoming;
+      if ('status' in rewritten) return send(rewritten);
+      const {
+        host: _host,
+        'content-length': _length,
+        connection: _connection,
+        ...headers
+      } = rewritten.headers;
+      const forwarded = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: rewritten.method,
+          path: rewritten.url,
+          headers: {
+            ...headers,
+            ...(rewritten.body.length > 0 ? { 'content-length': rewritten.body.length } : {}),
+          },
+        },
+        (upstreamRes) => {
+          const body: Buffer[] = [];
+          upstreamRes.on('data', (chunk: Buffer) => body.push(chunk));
+          upstreamRes.on('end', () => {
+            const answer = {
+              status: upstreamRes.statusCode ?? 502,
+              headers: upstreamRes.headers,
+              body: Buffer.concat(body),
+            };
+            send(deviation.response ? deviation.response(incoming, answer) : answer);
+          });
+        },
+      );
+      forwarded.on('error', (error) => {
+        res.writeHead(502).end(String(error));
+      });
+      forwarded.end(rewritten.body.length > 0 ? rewritten.body : undefined);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    use(next) {
+      deviation = next;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('@petstore/conformance catches deviations (proxy in front of the real API on postgresql)', () => {
+  let api: TestServer;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  const run = () => runConformance({ baseUrl: proxy.baseUrl, apiKey: TEST_API_KEY, seed: 7, numRuns: 5 });
+
+  beforeAll(async () => {
+    api = await startTestServer('postgresql', 'conformance_deviations');
+    proxy = await startProxy(new URL(api.baseUrl));
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await api?.close();
+  });
+
+  it('passes through the proxy when it changes nothing (so every failure below is the deviation)', async () => {
+    proxy.use({});
+    const report = await run();
+    expect(
+      report.results.filter((result) => !result.ok).map((result) => `${result.id}: ${result.reason}`),
+    ).toEqual([]);
+  });
+
+  it('waits out a rate limit (429 with Retry-After) instead of reporting it', async () => {
+    let limited = false;
+    proxy.use({
+      request(request) {
+        if (limited) return request;
+        limited = true;
+        const body = '{"code":"rate_limited","message":"slow down","status":429}';
+        return {
+          status: 429,
+          headers: { 'content-type': 'application/json', 'retry-after': '1' },
+          body: Buffer.from(body),
+        };
+      },
+    });
+    const report = await runConformance({
+      baseUrl: proxy.baseUrl,
+      apiKey: TEST_API_KEY,
+      only: ['listPets.ok'],
+    });
+    expect(limited).toBe(true);
+    expect(report.results.map((result) => result.reason ?? 'ok')).toEqual(['ok']);
+  });
+
+  it.each(DEVIATIONS)('%s fails on: %s', async (expectedCheck, _label, deviation) => {
+    proxy.use(deviation);
+    const report = await run();
+    const failed = report.results.filter((result) => !result.ok).map((result) => result.id);
+    expect(failed).toContain(expectedCheck);
+    const failure = report.results.find((result) => result.id === expectedCheck);
+    expect(failure?.reproduction?.method, 'a failure comes with its request').toMatch(/^[A-Z]+$/);
+  });
+});

@@ -1,0 +1,37 @@
+import { type CheckResult, runConformance } from '@petstore/conformance';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
+
+/** Failures shown with their reproduction, so a red run says what the deployment did. */
+const explain = (results: CheckResult[]) =>
+  results
+    .filter((result) => !result.ok)
+    .map(
+      (result) =>
+        `${result.id}: ${result.reason}\n  ${result.reproduction?.method} ${result.reproduction?.url}`,
+    )
+    .join('\n');
+
+describe.each(DATABASE_KINDS)('@petstore/conformance against the real API on %s', (kind) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, 'conformance');
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('passes every check, twice in a row on the same database (checks make their own data)', async () => {
+    for (const seed of [1, 2]) {
+      const report = await runConformance({
+        baseUrl: server.baseUrl,
+        apiKey: TEST_API_KEY,
+        seed,
+        numRuns: 15,
+      });
+      expect(explain(report.results)).toBe('');
+      expect(report.results.length).toBeGreaterThan(80);
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Which scenarios run, on which database, how hard: `bounded` is what `pnpm test` runs (each vitest file
+ * takes its scenario from here; all of them together stay well under 90 s on 2 cores), `full` is what
+ * `pnpm reliability --full` runs.
+ */
+import { runCrashScenario } from './crash.scenario.js';
+import { runDatabaseFaultScenario } from './database-fault.scenario.js';
+import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
+import { runScaleOutScenario } from './scale-out.scenario.js';
+import type { ScenarioDatabase, ScenarioEnvironment, ScenarioResult } from './scenario-support.js';
+import { runShutdownScenario } from './shutdown.scenario.js';
+
+export type PlanMode = 'bounded' | 'full';
+
+export interface PlannedScenario {
+  /** `fuzz`, `crash`, ... for `--only`. */
+  kind: 'fault' | 'partition' | 'crash' | 'shutdown' | 'scale-out' | 'fuzz';
+  database: ScenarioDatabase;
+  run(env: ScenarioEnvironment): Promise<ScenarioResult>;
+}
+
+const MIB = 1024 * 1024;
+
+export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
+  const full = mode === 'full';
+  return {
+    fuzz: {
+      seed,
+      numRuns: full ? 20_000 : 1_500,
+      timeLimitMs: full ? 300_000 : 25_000,
+      memoryGrowthLimitBytes: 256 * MIB,
+    },
+    crash: {
+      seed,
+      kills: full ? 5 : 1,
+      concurrency: 8,
+      killWindowMs: [100, full ? 3_000 : 1_000] as [number, number],
+    },
+    shutdown: { seed, inFlight: full ? 60 : 30 },
+    scaleOut: { seed, createsPerInstance: full ? 1_000 : 200, concurrency: 8 },
+    fault: {
+      seed,
+      outages: full ? 5 : 1,
+      outageMs: full ? 5_000 : 1_500,
+      maxAnswerMs: 3_500,
+      recoveryLimitMs: 30_000,
+    },
+  };
+};
+
+/** Every scenario of the report, in the order the table lists them. */
+export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): PlannedScenario[] {
+  const options = scenarioOptions(mode, seed);
+  return [
+    {
+      kind: 'fault',
+      database: 'postgresql',
+      run: (env) => runDatabaseFaultScenario(env, { ...options.fault, fault: 'cut' }),
+    },
+    {
+      kind: 'partition',
+      database: 'postgresql',
+      run: (env) => runDatabaseFaultScenario(env, { ...options.fault, fault: 'partition' }),
+    },
+    {
+      kind: 'crash',
+      database: 'postgresql',
+      run: (env) => runCrashScenario(env, { ...options.crash, database: 'postgresql' }),
+    },
+    {
+      kind: 'crash',
+      database: 'pglite',
+      run: (env) => runCrashScenario(env, { ...options.crash, database: 'pglite' }),
+    },
+    { kind: 'shutdown', database: 'postgresql', run: (env) => runShutdownScenario(env, options.shutdown) },
+    { kind: 'scale-out', database: 'postgresql', run: (env) => runScaleOutScenario(env, options.scaleOut) },
+    {
+      kind: 'fuzz',
+      database: 'postgresql',
+      run: (env) => runFuzzScenario(env, { ...options.fuzz, database: 'postgresql' }),
+    },
+    {
+      kind: 'fuzz',
+      database: 'pglite',
+      run: (env) => runFuzzScenario(env, { ...options.fuzz, database: 'pglite' }),
+    },
+  ];
+}

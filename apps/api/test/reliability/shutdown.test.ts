@@ -1,0 +1,17 @@
+import { describe, expect, inject, it } from 'vitest';
+import { scenarioOptions } from './reliability-plan.js';
+import { runShutdownScenario } from './shutdown.scenario.js';
+
+describe('graceful shutdown on postgresql', () => {
+  it('completes in-flight requests with 2xx, refuses new connections, exits 0 before the deadline', async () => {
+    const result = await runShutdownScenario(
+      { postgresAdminUrl: inject('postgresAdminUrl') },
+      scenarioOptions('bounded').shutdown,
+    );
+    expect(result.violations).toEqual([]);
+    expect(result.details).toMatchObject({
+      completed2xx: scenarioOptions('bounded').shutdown.inFlight,
+      exitCode: 0,
+    });
+  }, 120_000);
+});
