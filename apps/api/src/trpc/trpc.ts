@@ -1,9 +1,9 @@
 import { type ApiError, describeIssues } from '@petstore/schema';
 import { initTRPC, TRPCError } from '@trpc/server';
-import superjson from 'superjson';
 import { ZodError } from 'zod';
 import { AppError, internalError, toAppError as toKnownAppError } from '../errors.js';
 import type { AccessGuard } from '../http/auth.js';
+import { transformer } from './transformer.js';
 
 /** Per-request context: only what the procedures need from HTTP. */
 export interface TrpcContext {
@@ -70,7 +70,7 @@ const t = initTRPC
   .context<TrpcContext>()
   .meta<TrpcMeta>()
   .create({
-    transformer: superjson,
+    transformer,
     // Never send stack traces, in any environment.
     isDev: false,
     errorFormatter({ shape, error, path, ctx }) {
