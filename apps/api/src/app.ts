@@ -9,7 +9,7 @@ import { errorHandler, routeNotFound } from './http/errors.js';
 import { healthRouter } from './http/health.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
-import { createApiKeysService } from './keys/api-keys.service.js';
+import { createApiKeysService, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
 import type { Logger } from './logger.js';
 import { petsRestRouter } from './pets/pets.rest.js';
 import { createPetsService } from './pets/pets.service.js';
@@ -52,7 +52,10 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   const pets = createPetsService(prisma);
-  const verifyKey = createKeyVerifier(deps.apiKeys, createApiKeysService(prisma).findActive);
+  const verifyKey = createKeyVerifier(deps.apiKeys, {
+    prefix: ISSUED_KEY_PREFIX,
+    find: createApiKeysService(prisma).findActive,
+  });
   const rateLimit =
     deps.rateLimitPerMinute === undefined
       ? undefined

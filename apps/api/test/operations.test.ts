@@ -174,6 +174,16 @@ describe('database unreachable', () => {
   it('still checks the key first: no key is 401, not 503', async () => {
     expectError(await call(api.baseUrl, '/pets', { apiKey: null }), 401, 'unauthorized');
   });
+
+  it('refuses a key that cannot be an issued key without asking the database; looks up psk_ keys', async () => {
+    // 401, not 503: a wrong key costs no query (so floods of bad keys cannot load the database).
+    expectError(await call(api.baseUrl, '/pets', { apiKey: 'wrong-key-0123456789abc' }), 401, 'unauthorized');
+    expectError(
+      await call(api.baseUrl, '/pets', { apiKey: 'psk_looks-issued-0123456789' }),
+      503,
+      'service_unavailable',
+    );
+  });
 });
 
 describe('rate limiting (PostgreSQL, two instances sharing one database)', () => {

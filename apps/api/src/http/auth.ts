@@ -23,7 +23,11 @@ export type KeyVerifier = (key: string) => Promise<Caller | undefined>;
  */
 export function createKeyVerifier(
   envKeys: readonly string[],
-  findIssuedKey?: (keyHash: Buffer) => Promise<{ id: bigint } | undefined>,
+  issued?: {
+    /** Only keys with this prefix can be issued keys; others never cost a database query (401 stays cheap). */
+    prefix: string;
+    find: (keyHash: Buffer) => Promise<{ id: bigint } | undefined>;
+  },
 ): KeyVerifier {
   const digests = envKeys.map(sha256);
   return async (presented) => {
@@ -33,8 +37,9 @@ export function createKeyVerifier(
       if (timingSafeEqual(candidate, known) && index === -1) index = i;
     });
     if (index !== -1) return { subject: `env:${index}` };
-    const issued = await findIssuedKey?.(candidate);
-    return issued === undefined ? undefined : { subject: `db:${issued.id}` };
+    if (issued === undefined || !presented.startsWith(issued.prefix)) return undefined;
+    const row = await issued.find(candidate);
+    return row === undefined ? undefined : { subject: `db:${row.id}` };
   };
 }
 

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { sha256 } from '../http/auth.js';
 
-const KEY_PREFIX = 'psk_';
+/** Every issued key starts with this; a presented key without it is not looked up in the database at all. */
+export const ISSUED_KEY_PREFIX = 'psk_';
+const KEY_PREFIX = ISSUED_KEY_PREFIX;
 const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 8;
 
 export interface IssuedKey {
