@@ -1,9 +1,7 @@
 // `pnpm keys create <name>` | `pnpm keys list` | `pnpm keys revoke <id>`: manages the API keys stored in the
 // database the app uses (DATABASE_URL, or the embedded PGlite in DATA_DIR). Applies pending migrations first.
 import { ConfigError, parseConfig } from '../config.js';
-import { openDatabase } from '../db/database.js';
-import { applyPendingMigrations } from '../db/migrate.js';
-import { createLogger } from '../logger.js';
+import { withConfiguredDatabase } from '../db/with-configured-database.js';
 import { createApiKeysService } from './api-keys.service.js';
 
 const USAGE = 'usage: pnpm keys create <name> | pnpm keys list | pnpm keys revoke <id>';
@@ -16,14 +14,7 @@ async function run(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const config = parseConfig(process.env);
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    logger: createLogger('warn'),
-  });
-  try {
-    await applyPendingMigrations(database.migrationAdapter);
+  return withConfiguredDatabase(parseConfig(process.env), async (database) => {
     const keys = createApiKeysService(database.prisma);
     if (command === 'create') {
       const issued = await keys.create(argument ?? '');
@@ -54,9 +45,7 @@ async function run(args: string[]): Promise<number> {
       }
     }
     return 0;
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 run(process.argv.slice(2)).then(

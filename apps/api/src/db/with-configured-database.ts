@@ -1,0 +1,25 @@
+import type { Config } from '../config.js';
+import { createLogger } from '../logger.js';
+import { type Database, openDatabase } from './database.js';
+import { applyPendingMigrations } from './migrate.js';
+
+/**
+ * For command-line tools: opens the database the app would use (DATABASE_URL, or the embedded PGlite in
+ * DATA_DIR), applies pending migrations as the app does at start-up, runs `use`, and closes it.
+ */
+export async function withConfiguredDatabase<T>(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  use: (database: Database, applied: string[]) => Promise<T>,
+): Promise<T> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger: createLogger('warn'),
+  });
+  try {
+    const { applied } = await applyPendingMigrations(database.migrationAdapter);
+    return await use(database, applied);
+  } finally {
+    await database.close();
+  }
+}
