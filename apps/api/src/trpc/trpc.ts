@@ -1,7 +1,7 @@
 import { type ApiError, describeIssues } from '@petstore/schema';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
-import { AppError, internalError, toAppError as toKnownAppError } from '../errors.js';
+import { AppError, internalError, toAppError } from '../errors.js';
 import type { AccessGuard } from '../http/auth.js';
 import { transformer } from './transformer.js';
 
@@ -54,8 +54,8 @@ const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>>
 };
 
 /** The AppError behind any tRPC error: thrown by our code, an input that failed its schema, or tRPC's own. */
-export function toAppError(error: TRPCError, path: string | undefined): AppError | undefined {
-  const known = toKnownAppError(error.cause);
+function appErrorOfTrpc(error: TRPCError, path: string | undefined): AppError | undefined {
+  const known = toAppError(error.cause);
   if (known !== undefined) return known;
   if (error.cause instanceof ZodError) {
     return new AppError(
@@ -74,7 +74,7 @@ const t = initTRPC
     // Never send stack traces, in any environment.
     isDev: false,
     errorFormatter({ shape, error, path, ctx }) {
-      const known = toAppError(error, path);
+      const known = appErrorOfTrpc(error, path);
       if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
       const apiError: ApiError = (known ?? internalError()).toBody();
       const { stack: _stack, ...data } = shape.data;
@@ -90,7 +90,7 @@ const t = initTRPC
 export const procedure = t.procedure
   .use(async ({ next }) => {
     const result = await next();
-    const cause = result.ok ? undefined : toKnownAppError(result.error.cause);
+    const cause = result.ok ? undefined : toAppError(result.error.cause);
     if (cause !== undefined) {
       const code = TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR';
       throw new TRPCError({ code, message: cause.message, cause });
