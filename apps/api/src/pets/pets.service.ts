@@ -1,9 +1,10 @@
 import type { ListPetsQuery, NewPet, Pet } from '@petstore/schema';
 import { AppError } from '../errors.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
-/** The columns a Pet is made of; selected explicitly so the hot reads fetch nothing else. */
+/** The columns a Pet is made of, for the query builder (create) and for the SQL reads. */
 const PET_COLUMNS = { id: true, name: true, categoryId: true, status: true } as const;
+const SELECT_PETS = Prisma.sql`SELECT id, name, category_id AS "categoryId", status::text AS status FROM pets`;
 
 type PetRow = { id: bigint; name: string; categoryId: bigint; status: Pet['status'] | null };
 
@@ -38,12 +39,9 @@ export function createPetsService(prisma: PrismaClient): PetsService {
       // in the profile, see bench/PROFILE.md) and is exactly the shape pets_status_id_idx serves.
       const rows =
         query.status === undefined
-          ? await prisma.$queryRaw<PetRow[]>`
-              SELECT id, name, category_id AS "categoryId", status::text AS status
-              FROM pets ORDER BY id LIMIT ${query.limit}`
+          ? await prisma.$queryRaw<PetRow[]>`${SELECT_PETS} ORDER BY id LIMIT ${query.limit}`
           : await prisma.$queryRaw<PetRow[]>`
-              SELECT id, name, category_id AS "categoryId", status::text AS status
-              FROM pets WHERE status = ${query.status}::pet_status ORDER BY id LIMIT ${query.limit}`;
+              ${SELECT_PETS} WHERE status = ${query.status}::pet_status ORDER BY id LIMIT ${query.limit}`;
       return rows.map(toPet);
     },
 
@@ -56,8 +54,7 @@ export function createPetsService(prisma: PrismaClient): PetsService {
     },
 
     async get(id: bigint): Promise<Pet> {
-      const [row] = await prisma.$queryRaw<PetRow[]>`
-        SELECT id, name, category_id AS "categoryId", status::text AS status FROM pets WHERE id = ${id}`;
+      const [row] = await prisma.$queryRaw<PetRow[]>`${SELECT_PETS} WHERE id = ${id}`;
       if (row === undefined) throw new AppError('pet_not_found', `no pet with id ${id}`);
       return toPet(row);
     },
