@@ -30,16 +30,16 @@ export const internalError = () =>
 /** Seconds a client should wait before retrying while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
+/** 503 `service_unavailable`, with the `Retry-After` every such answer carries. */
+export const serviceUnavailable = (message: string) =>
+  new AppError('service_unavailable', message, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
+
 /**
  * Anything thrown, in our error model: an AppError as it is, a lost database as 503 `service_unavailable`
  * with `Retry-After`; undefined for a fault of ours (the caller logs it and answers 500).
  */
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) {
-    return new AppError('service_unavailable', 'the database is unavailable; retry shortly', {
-      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
-    });
-  }
+  if (isDatabaseUnavailable(error)) return serviceUnavailable('the database is unavailable; retry shortly');
   return undefined;
 }

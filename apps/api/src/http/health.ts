@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, DATABASE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { serviceUnavailable } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { sendJson } from './send.js';
 
@@ -19,9 +19,7 @@ export function healthRouter(prisma: PrismaClient, expectedMigrations: readonly 
     const names = new Set(applied.map((row) => row.migration_name));
     const missing = expectedMigrations.filter((name) => !names.has(name));
     if (missing.length > 0) {
-      throw new AppError('service_unavailable', `database is missing migrations: ${missing.join(', ')}`, {
-        'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
-      });
+      throw serviceUnavailable(`database is missing migrations: ${missing.join(', ')}`);
     }
     sendJson(res, 200, { status: 'ready' });
   });
