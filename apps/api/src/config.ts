@@ -9,6 +9,18 @@ const API_KEY_PATTERN = /^[\x21-\x7e]{16,256}$/;
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
+/** A comma-separated list, each entry trimmed, empty entries dropped, then checked by `item`. */
+const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    )
+    .pipe(z.array(item));
+
 /**
  * The public base URL of an environment, as clients reach it (behind any proxy): http(s), ending in the
  * version segment `/v1`, no query or fragment. A trailing slash is dropped. The same rule as the client's.
@@ -43,23 +55,12 @@ const EnvSchema = z.object({
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
   API_KEYS: z.preprocess(
     emptyAsUndefined,
-    z
-      .string()
-      .transform((value) =>
-        value
-          .split(',')
-          .map((key) => key.trim())
-          .filter((key) => key !== ''),
-      )
-      .pipe(
-        z
-          .array(
-            z
-              .string()
-              .regex(API_KEY_PATTERN, 'each key must be 16 to 256 printable ASCII characters without spaces'),
-          )
-          .min(1, 'must list at least one key'),
-      )
+    commaList(
+      z
+        .string()
+        .regex(API_KEY_PATTERN, 'each key must be 16 to 256 printable ASCII characters without spaces'),
+    )
+      .refine((keys) => keys.length > 0, 'must list at least one key')
       .optional(),
   ),
   APP_ENV: z.preprocess(
@@ -76,26 +77,15 @@ const EnvSchema = z.object({
   ),
   CORS_ORIGINS: z.preprocess(
     emptyAsUndefined,
-    z
-      .string()
-      .transform((value) =>
-        value
-          .split(',')
-          .map((origin) => origin.trim())
-          .filter((origin) => origin !== ''),
-      )
-      .pipe(
-        z.array(
-          z.union(
-            [z.literal('*'), z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url)],
-            {
-              error:
-                'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
-            },
-          ),
-        ),
-      )
-      .optional(),
+    commaList(
+      z.union(
+        [z.literal('*'), z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url)],
+        {
+          error:
+            'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
+        },
+      ),
+    ).optional(),
   ),
   RATE_LIMIT_PER_MINUTE: z.preprocess(
     emptyAsUndefined,
