@@ -81,7 +81,13 @@ const changesetFiles = changedFiles.filter(
 const named = new Set();
 let emptyChangeset = false;
 for (const file of changesetFiles) {
-  const frontMatter = /^---\n([\s\S]*?)\n?---/.exec(readFileSync(path.join(root, file), 'utf8'))?.[1] ?? '';
+  const match = /^---\n([\s\S]*?)\n?---\n/.exec(readFileSync(path.join(root, file), 'utf8'));
+  if (match === null) {
+    // changesets itself would refuse it at `pnpm version-packages`; say so now, not at release time.
+    console.error(`check-changeset: ${file} has no front matter (---, then "package": bump lines, then ---)`);
+    process.exit(1);
+  }
+  const frontMatter = match[1] ?? '';
   const names = [...frontMatter.matchAll(/^\s*["']?(@?[^"':\s]+)["']?\s*:\s*(major|minor|patch|none)\s*$/gm)];
   if (names.length === 0) emptyChangeset = true;
   for (const [, name] of names) named.add(name);

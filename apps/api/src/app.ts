@@ -3,15 +3,18 @@ import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
 import type { PrismaClient } from './generated/prisma/client.js';
-import { createAccessGuard, createKeyVerifier, requireAccess } from './http/auth.js';
+import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter } from './http/docs.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
 import { healthRouter } from './http/health.js';
-import { createRateLimiter } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
+import { restHandler } from './http/rest.js';
 import { createApiKeysService, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
-import type { Logger } from './logger.js';
-import { petsRestRouter } from './pets/pets.rest.js';
+import { createRateLimitStore } from './limits/rate-limit.store.js';
+import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
+import { createAccessLog, type Logger } from './logger.js';
+import type { OperationHandlers } from './operations.js';
+import { PET_BODY_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
 import { createAppRouter } from './trpc/router.js';
 import { trpcMiddleware } from './trpc/trpc.express.js';
@@ -25,7 +28,10 @@ export interface AppDeps {
   migrations: readonly string[];
   /** Browser origins allowed by CORS; none when absent. */
   corsOrigins?: readonly string[] | undefined;
-  /** Requests per minute per key, shared across instances; unlimited when absent. */
+  /**
+   * Requests per minute per key, shared across instances; unlimited when absent. When set, failed
+   * authentications are limited to the same number per minute per client address.
+   */
   rateLimitPerMinute?: number | undefined;
   /** The OpenAPI `servers` (public URLs of the environments); the serving host when absent. */
   servers?: readonly OpenApiServer[] | undefined;
@@ -51,19 +57,29 @@ export function createApp(deps: AppDeps): express.Express {
   // `?limit=1&limit=2` must stay two values (an error), not be merged or nested.
   app.set('query parser', 'simple');
 
-  const pets = createPetsService(prisma);
+  // One domain layer: the service functions serve the contract's operations, on both transports.
+  const handlers: OperationHandlers = createPetsService(prisma);
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
     find: createApiKeysService(prisma).findActive,
   });
-  const rateLimit =
-    deps.rateLimitPerMinute === undefined
-      ? undefined
-      : createRateLimiter(prisma, { limit: deps.rateLimitPerMinute });
-  const guard = createAccessGuard(verifyKey, rateLimit);
+  const limit = deps.rateLimitPerMinute;
+  const guard = createAccessGuard(verifyKey, {
+    rateLimit:
+      limit === undefined
+        ? undefined
+        : createRateLimiter(createRateLimitStore(prisma), {
+            limit,
+            onSweepError: (error) => logger.warn({ err: error }, 'could not sweep old rate-limit windows'),
+          }),
+    failures: limit === undefined ? undefined : createFailureLimiter({ limit }),
+  });
+  const logInternalError = (error: unknown, where: Record<string, unknown>) =>
+    logger.error({ err: error, ...where }, 'unhandled error');
+  const onInternalError = (error: unknown, req: { method?: string | undefined; url?: string | undefined }) =>
+    logInternalError(error, { method: req.method, path: req.url?.split('?')[0] });
 
-  app.use(requestContext(logger));
-  app.use(helmet());
+  app.use(requestContext(createAccessLog(logger)));
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
     app.use(
@@ -75,13 +91,20 @@ export function createApp(deps: AppDeps): express.Express {
       }),
     );
   }
+  // The hot path first: every REST operation of the contract, matched from one table.
+  app.use(restHandler({ handlers, guard, bodyWriters: PET_BODY_WRITERS, onInternalError }));
+  app.use(
+    '/v1/trpc',
+    trpcMiddleware(createAppRouter(handlers), {
+      guard,
+      onInternalError: (error, procedure) => logInternalError(error, { procedure }),
+    }),
+  );
   app.use(healthRouter(prisma, deps.migrations));
-  // Public documentation (OpenAPI document, /docs page): no API key.
+  // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
+  app.use('/docs', helmet());
   app.use(createDocsRouter({ servers: deps.servers }));
-  // Both transports call the same service and admit callers through the same guard, first.
-  app.use('/v1/trpc', trpcMiddleware(createAppRouter({ pets }), guard, logger));
-  app.use('/v1', petsRestRouter(pets, requireAccess(guard)));
-  app.use(routeNotFound);
-  app.use(errorHandler(logger));
+  app.use(routeNotFound(guard));
+  app.use(errorHandler(onInternalError));
   return app;
 }

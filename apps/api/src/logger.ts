@@ -23,3 +23,25 @@ export function createLogger(level: LogLevel) {
 }
 
 export type Logger = ReturnType<typeof createLogger>;
+
+/** Writes one access-log line: request id, method, path, status, duration in ms. */
+export type AccessLog = (requestId: string, method: string, path: string, status: number, ms: number) => void;
+
+const INFO = 30;
+
+/**
+ * The access log: one line per request, in the logger's format and on its (buffered, asynchronous) stream, but
+ * written as a template rather than through pino's generic serialiser, which the 401 profile showed at a quarter
+ * of the cost of a request. Undefined when the level leaves request lines out.
+ */
+export function createAccessLog(logger: Logger): AccessLog | undefined {
+  if (!logger.isLevelEnabled('info')) return undefined;
+  const stream = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym];
+  if (stream === undefined) throw new Error('the logger has no stream');
+  return (requestId, method, path, status, ms) => {
+    stream.write(
+      `{"level":${INFO},"time":${Date.now()},"requestId":"${requestId}","method":${JSON.stringify(method)},` +
+        `"path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 1000) / 1000},"msg":"request"}\n`,
+    );
+  };
+}

@@ -4,105 +4,41 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOpenApiJson, stringifyJson } from '@petstore/schema';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { createDocsRouter, publicServers } from '../src/http/docs.js';
-import { call, type Reply, rawCall } from './support/http.js';
-import { DATABASE_KINDS, startTestServer, type TestServer } from './support/test-server.js';
+import { call, rawCall } from './support/http.js';
+import { documentChecker } from './support/openapi-checker.js';
+import {
+  DATABASE_KINDS,
+  startTestServer,
+  type TestServer,
+  UNREACHABLE_DATABASE,
+} from './support/test-server.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON document walked by path
 type Json = Record<string, any>;
-
-/** Checks replies against the document: the operation, the status, the required headers, the body schema. */
-function createResponseChecker(document: Json) {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  // JSON.parse'd, so above 2^53 an integer is only approximately checked: the exact int64 tests live elsewhere.
-  ajv.addFormat('int64', { type: 'number', validate: Number.isInteger });
-  ajv.addSchema({ $id: 'https://petstore.invalid/openapi.json', components: document.components });
-  const validators = new Map<string, ValidateFunction>();
-  const validatorFor = (schema: Json) => {
-    const key = JSON.stringify(schema);
-    let validate = validators.get(key);
-    if (validate === undefined) {
-      validate = ajv.compile({ $id: `https://petstore.invalid/s${validators.size}`, ...resolveBase(schema) });
-      validators.set(key, validate);
-    }
-    return validate;
-  };
-  // Refs in the document are local (`#/components/...`); point them at the document registered above.
-  const resolveBase = (schema: Json): Json =>
-    JSON.parse(
-      JSON.stringify(schema).replaceAll('"$ref":"#/', '"$ref":"https://petstore.invalid/openapi.json#/'),
-    );
-
-  const templates = Object.keys(document.paths).map((template) => ({
-    template,
-    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-  }));
-
-  /** Which (operationId, status) pairs were seen, to prove the suite covers the document. */
-  const seen = new Set<string>();
-
-  return {
-    seen,
-    check(method: string, path: string, reply: Reply): void {
-      const pathOnly = path.split('?')[0] ?? path;
-      const match = templates.find(({ pattern }) => pattern.test(pathOnly));
-      expect(match, `${method} ${pathOnly} is in the document`).toBeDefined();
-      const operation: Json | undefined = document.paths[match?.template ?? ''][method.toLowerCase()];
-      expect(operation, `${method} ${match?.template} is an operation`).toBeDefined();
-      const response: Json | undefined = operation?.responses[String(reply.status)];
-      expect(
-        response,
-        `${operation?.operationId} documents status ${reply.status}: ${reply.text}`,
-      ).toBeDefined();
-      seen.add(`${operation?.operationId} ${reply.status}`);
-
-      for (const [name, header] of Object.entries((response?.headers ?? {}) as Json)) {
-        if (header.required)
-          expect(reply.headers.get(name), `header ${name} on ${reply.status}`).not.toBeNull();
-      }
-      const media: Json | undefined = response?.content?.['application/json'];
-      if (media === undefined) {
-        expect(reply.text).toBe('');
-        return;
-      }
-      expect(reply.headers.get('content-type')).toMatch(/^application\/json\b/);
-      const validate = validatorFor(media.schema);
-      const body: unknown = JSON.parse(reply.text);
-      expect(validate(body) ? [] : validate.errors, `${operation?.operationId} ${reply.status} body`).toEqual(
-        [],
-      );
-      if (response?.['x-error-codes']) expect(response['x-error-codes']).toContain((body as Json).code);
-    },
-  };
-}
 
 describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind) => {
   let server: TestServer;
   let base: string;
   let document: Json;
-  let checker: ReturnType<typeof createResponseChecker>;
+  const checker = documentChecker;
 
   beforeAll(async () => {
     server = await startTestServer(kind, 'openapi');
     base = server.baseUrl;
     const reply = await call(base, '/openapi.json', { apiKey: null });
     document = JSON.parse(reply.text);
-    checker = createResponseChecker(document);
   });
   afterAll(async () => {
     await server?.close();
   });
 
-  /** One request through the checker. */
-  const send = async (method: string, path: string, options: Parameters<typeof call>[2] = {}) => {
-    const reply = await call(base, path, { ...options, method });
-    checker.check(method, path, reply);
-    return reply;
-  };
+  /** One request; `call` checks every reply against the document (support/openapi-checker.ts). */
+  const send = (method: string, path: string, options: Parameters<typeof call>[2] = {}) =>
+    call(base, path, { ...options, method });
   const newPet = (fields: Record<string, unknown>) => stringifyJson(fields);
 
   it('serves the generated document publicly, without an API key', async () => {
@@ -154,6 +90,40 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     expect((await send('GET', '/pets/abc')).status).toBe(400);
     expect((await send('GET', '/pets/9223372036854775807')).status).toBe(404);
     expect((await send('GET', `/pets/${id}`, { apiKey: null })).status).toBe(401);
+  });
+
+  it('429 with Retry-After on every operation once the rate limit is spent', async () => {
+    const limited = await startTestServer(kind, 'openapi-429', { rateLimitPerMinute: 1 });
+    try {
+      const pet = newPet({ name: 'Rex', categoryId: 1 });
+      expect((await call(limited.baseUrl, '/pets', { method: 'POST', body: pet })).status).toBe(201);
+      for (const [method, path, body] of [
+        ['GET', '/pets', undefined],
+        ['POST', '/pets', pet],
+        ['GET', '/pets/1', undefined],
+      ] as const) {
+        const reply = await call(limited.baseUrl, path, { method, body });
+        expect(reply.status, `${method} ${path}`).toBe(429);
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('503 with Retry-After on every operation while the database is unreachable', async () => {
+    const unreachable = await startTestServer(kind, 'openapi-503', { databaseUrl: UNREACHABLE_DATABASE });
+    try {
+      for (const [method, path, body] of [
+        ['GET', '/pets', undefined],
+        ['POST', '/pets', newPet({ name: 'Rex', categoryId: 1 })],
+        ['GET', '/pets/1', undefined],
+      ] as const) {
+        const reply = await call(unreachable.baseUrl, path, { method, body });
+        expect(reply.status, `${method} ${path}`).toBe(503);
+      }
+    } finally {
+      await unreachable.close();
+    }
   });
 
   it('covered every documented status of every operation (500 aside: it cannot be provoked from outside)', () => {

@@ -1,12 +1,17 @@
 import {
+  type Contract,
   describeIssues,
   ErrorSchema,
+  fillPath,
   type Int64Input,
   type ListPetsQueryInput,
   type NewPetInput,
+  type OperationContract,
+  type OperationId,
+  type OperationInput,
+  type OperationOutput,
+  operations,
   type Pet,
-  PetSchema,
-  PetsSchema,
   parseJson,
   stringifyJson,
 } from '@petstore/schema';
@@ -26,8 +31,11 @@ export type RestClientOptions = PetStoreTarget & {
   validateResponses?: boolean;
 };
 
-/** The three operations of the interface over REST. Every failure is a {@link PetStoreApiError}. */
-export interface RestClient {
+/**
+ * The operations of the interface over REST, one method per operation of the contract (`@petstore/schema`'s
+ * `contract`), named by its operationId. Every failure is a {@link PetStoreApiError}.
+ */
+export interface RestClient extends ContractRestClient {
   /** listPets: `GET /pets`, ordered by id ascending; `limit` 1..100 (default 20), optional `status` filter. */
   listPets(query?: ListPetsQueryInput): Promise<Pet[]>;
   /** createPet: `POST /pets`; returns the stored pet with its new `id`. */
@@ -40,6 +48,23 @@ export interface RestClient {
   getPet(petId: Int64Input): Promise<Pet>;
 }
 
+/** The REST part an operation's path parameter comes from, when it has one. */
+type ParamName<Id extends OperationId> = Contract[Id]['request'] extends { params: z.ZodObject<infer Shape> }
+  ? keyof Shape & string
+  : never;
+
+/** A client method's argument: the operation's body, else its only path parameter, else its (optional) query. */
+type ArgumentsOf<Id extends OperationId> = Contract[Id]['request'] extends { body: object }
+  ? [body: OperationInput<Id>]
+  : [ParamName<Id>] extends [never]
+    ? [query?: OperationInput<Id>]
+    : [value: OperationInput<Id>[ParamName<Id> & keyof OperationInput<Id>]];
+
+/** One method per operation of the contract, typed from it. */
+export type ContractRestClient = {
+  [Id in OperationId]: (...args: ArgumentsOf<Id>) => Promise<OperationOutput<Id>>;
+};
+
 type Json = ReturnType<typeof parseJson>;
 
 const toBigInt = (value: unknown) =>
@@ -47,21 +72,33 @@ const toBigInt = (value: unknown) =>
 
 /** Unvalidated mode: only turn int64 fields into bigint so the declared types hold for well-formed bodies. */
 function trustPet(value: Json): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(trustPet);
   const pet = value as Record<string, unknown>;
   return { ...pet, id: toBigInt(pet.id), categoryId: toBigInt(pet.categoryId) };
 }
 
 // A query string cannot carry types, so values are written as text and the service reads them back; anything
 // but a plain value is sent as is (String) so the service, the one authority on the rules, reports it.
-function queryString(query: ListPetsQueryInput | undefined): string {
-  if (query === undefined) return '';
+function queryString(query: object | undefined): string {
+  if (query === undefined || query === null) return '';
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined) params.append(name, String(value));
   }
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
+}
+
+/**
+ * The request of one call, from the contract: the single argument of a client method is the operation's body
+ * when it has one, else its only path parameter, else its query.
+ */
+function requestOf(op: OperationContract, argument: unknown): { path: string; body?: unknown } {
+  const [parameter] = Object.keys(op.request.params?.shape ?? {});
+  if (op.request.body !== undefined) return { path: op.path, body: argument };
+  if (parameter !== undefined) return { path: fillPath(op.path, { [parameter]: argument }) };
+  return { path: `${op.path}${queryString(argument as object | undefined)}` };
 }
 
 /**
@@ -79,9 +116,9 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const authorization = `Bearer ${options.apiKey}`;
 
   async function call<S extends z.ZodType>(
-    method: 'GET' | 'POST',
+    method: string,
     path: string,
-    schema: S,
+    schema: S | undefined,
     trust: (body: Json) => Json,
     body?: unknown,
   ): Promise<z.output<S>> {
@@ -105,7 +142,9 @@ export function createRestClient(options: RestClientOptions): RestClient {
 
     let json: Json;
     try {
-      json = parseJson(text);
+      // A success without a body (204) has no JSON to read.
+      json =
+        text === '' && schema === undefined && status >= 200 && status <= 299 ? undefined : parseJson(text);
     } catch {
       throw new PetStoreApiError(
         'non_json',
@@ -135,6 +174,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
       );
     }
 
+    if (schema === undefined) return undefined as z.output<S>;
     if (!validate) return trust(json) as z.output<S>;
     const result = schema.safeParse(json);
     if (!result.success) {
@@ -147,12 +187,12 @@ export function createRestClient(options: RestClientOptions): RestClient {
     return result.data;
   }
 
-  return {
-    listPets: (query) =>
-      call('GET', `/pets${queryString(query)}`, PetsSchema, (body) =>
-        Array.isArray(body) ? body.map(trustPet) : body,
-      ),
-    createPet: (newPet) => call('POST', '/pets', PetSchema, trustPet, newPet),
-    getPet: (petId) => call('GET', `/pets/${encodeURIComponent(String(petId))}`, PetSchema, trustPet),
-  };
+  const client: Record<string, (argument?: unknown) => Promise<unknown>> = {};
+  for (const op of operations) {
+    client[op.id] = (argument) => {
+      const { path, body } = requestOf(op, argument);
+      return call(op.method, path, op.success.body?.schema, trustPet, body);
+    };
+  }
+  return client as unknown as RestClient;
 }

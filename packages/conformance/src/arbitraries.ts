@@ -9,15 +9,13 @@ import {
   PetIdPathSchema,
   PetNameSchema,
   parseJson,
+  REQUEST_BODY_LIMIT_BYTES,
   stringifyJson,
 } from '@petstore/schema';
 import fc from 'fast-check';
 
 // The schema package is the oracle: generated "valid" data is what NewPetSchema accepts, generated "invalid"
 // data is what it refuses. The arbitraries only aim the generator at the interesting corners.
-
-/** Bodies stay under the 64 KiB limit, so a refusal is about the content, not the size. */
-const BODY_LIMIT_BYTES = 64 * 1024;
 
 const WHITESPACE = [' ', '\t', '\n', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff'];
 const whitespace = fc.string({ unit: fc.constantFrom(...WHITESPACE), minLength: 1, maxLength: 6 });
@@ -160,7 +158,8 @@ export const invalidNewPetArbitrary: fc.Arbitrary<{ rule: string; body: string }
   })
   .filter(
     ({ body }) =>
-      Buffer.byteLength(body) < BODY_LIMIT_BYTES && !NewPetSchema.safeParse(parseJson(body)).success,
+      // Under the body limit, so a refusal is about the content, not the size.
+      Buffer.byteLength(body) < REQUEST_BODY_LIMIT_BYTES && !NewPetSchema.safeParse(parseJson(body)).success,
   );
 
 /** Bodies that are not JSON at all: a valid NewPet text truncated or with a stray character. */

@@ -1,7 +1,32 @@
-import { ERROR_CODES, ErrorSchema, type Pet, PetSchema, PetsSchema } from '@petstore/schema';
+import {
+  documentedStatuses,
+  ERROR_CODES,
+  ErrorSchema,
+  type NewPetInput,
+  type OperationId,
+  operations,
+  type Pet,
+  PetSchema,
+  PetsSchema,
+} from '@petstore/schema';
 import type { z } from 'zod';
-import type { Fixtures } from './fixtures.js';
 import type { Exchange, HttpClient, SentRequest } from './http-client.js';
+
+/** Pets the checks need, made through the deployment's own createPet. */
+export interface Fixtures {
+  /** A name no other run has used: `conformance <run> <purpose> <n>`, so runs can repeat on a live database. */
+  uniqueName(purpose: string): string;
+  /** POST /pets with a JSON body, expecting 201 and a Pet. */
+  createPet(newPet: NewPetInput): Promise<{ pet: Pet; exchange: Exchange }>;
+  /**
+   * Makes sure the deployment holds at least `count` pets (at most 100: listing has no paging), creating the
+   * missing ones, so limit checks can expect exactly `limit` pets back. Pets are never deleted (the interface
+   * has no delete), so this creates nothing on a deployment that already has data.
+   */
+  ensurePets(count: number): Promise<void>;
+  /** One pet of this run, created on first use, for checks that need any existing pet. */
+  samplePet(): Promise<Pet>;
+}
 
 /** Everything a check may use. It knows the deployment only through `http`. */
 export interface CheckContext {
@@ -45,18 +70,16 @@ export function check(condition: unknown, message: string, exchange?: Exchange):
 // Invisible characters (U+FEFF, NBSP, controls) are written as \\uXXXX so a message shows what differs.
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u00a0\u2000-\u200a\u3000]/gu;
 
-const show = (value: unknown) =>
+const show = (value: unknown): string =>
   JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)).replace(
     INVISIBLE,
     (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
   );
 
-/** Documented statuses of the interface's operations (README table "operation / route / success / errors"). */
-export const DOCUMENTED_STATUSES = {
-  listPets: [200, 400, 401],
-  createPet: [201, 400, 401, 413, 415],
-  getPet: [200, 400, 401, 404],
-} as const;
+/** The statuses each operation of the interface may answer with, from the contract in @petstore/schema. */
+export const DOCUMENTED_STATUSES = Object.fromEntries(
+  operations.map((op) => [op.id, documentedStatuses(op)]),
+) as unknown as Record<OperationId, readonly number[]>;
 
 /** JSON responses say so: `application/json`, charset UTF-8 if any is named. */
 export function expectJsonContentType(exchange: Exchange): void {
@@ -164,5 +187,3 @@ export function expectSamePet(
 ): void {
   check(samePet(actual, expected), `expected ${show(expected)}, got ${show(actual)}`, exchange);
 }
-
-export { show };

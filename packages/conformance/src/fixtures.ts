@@ -1,22 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { LIST_LIMIT, type NewPetInput, type Pet, stringifyJson } from '@petstore/schema';
-import { expectPet, expectPets } from './check.js';
-import type { Exchange, HttpClient } from './http-client.js';
-
-export interface Fixtures {
-  /** A name no other run has used: `conformance <run> <purpose> <n>`, so runs can repeat on a live database. */
-  uniqueName(purpose: string): string;
-  /** POST /pets with a JSON body, expecting 201 and a Pet. */
-  createPet(newPet: NewPetInput): Promise<{ pet: Pet; exchange: Exchange }>;
-  /**
-   * Makes sure the deployment holds at least `count` pets (at most 100: listing has no paging), creating the
-   * missing ones, so limit checks can expect exactly `limit` pets back. Pets are never deleted (the interface
-   * has no delete), so this creates nothing on a deployment that already has data.
-   */
-  ensurePets(count: number): Promise<void>;
-  /** One pet of this run, created on first use, for checks that need any existing pet. */
-  samplePet(): Promise<Pet>;
-}
+import { LIST_LIMIT, type Pet, stringifyJson } from '@petstore/schema';
+import { expectPet, expectPets, type Fixtures } from './check.js';
+import type { HttpClient } from './http-client.js';
 
 export function createFixtures(http: HttpClient): Fixtures {
   const run = randomBytes(4).toString('hex');

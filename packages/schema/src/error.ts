@@ -21,9 +21,21 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The body of every error response: a machine-readable code, a human-readable message, the HTTP status. */
-export const ErrorSchema = z.strictObject({
-  code: z.string(),
-  message: z.string(),
-  status: z.int().min(400).max(599),
-});
+const errorCodeList = Object.entries(ERROR_CODES)
+  .map(([code, status]) => `\`${code}\` (${status})`)
+  .join(', ');
+
+export const ErrorSchema = z
+  .strictObject({
+    code: z.string().meta({ description: 'Machine-readable; one of the codes listed on the schema.' }),
+    message: z.string().meta({ description: 'A sentence a person can act on.' }),
+    status: z.int().min(400).max(599).meta({ description: 'The HTTP status of the response.' }),
+  })
+  .meta({
+    description:
+      'The body of every error response, 4xx and 5xx; `status` equals the HTTP status. Known codes: ' +
+      `${errorCodeList}. Codes are never renamed or reused; new ones may be added, so treat an unknown code ` +
+      'by its `status`.',
+    'x-error-codes': { ...ERROR_CODES },
+  });
 export type ApiError = z.output<typeof ErrorSchema>;

@@ -1,3 +1,31 @@
+export type {
+  BodyContract,
+  Contract,
+  DeprecationContract,
+  ErrorResponseContract,
+  HeaderContract,
+  HttpMethod,
+  OperationContract,
+  OperationId,
+  OperationInput,
+  OperationOutput,
+  OperationParsedInput,
+} from './contract.js';
+export {
+  API_BASE_PATH,
+  contract,
+  DEPRECATION_HEADER_CONTRACTS,
+  deprecationHeaders,
+  documentedStatuses,
+  fillPath,
+  GetPetInputSchema,
+  inputSubject,
+  operations,
+  pathParameterNames,
+  REQUEST_BODY_LIMIT_BYTES,
+  TRPC_ENDPOINT,
+  TRPC_MAX_BATCH_SIZE,
+} from './contract.js';
 export type { ApiError, ErrorCode } from './error.js';
 export { ERROR_CODES, ErrorSchema } from './error.js';
 export type { Int64, Int64Input } from './int64.js';

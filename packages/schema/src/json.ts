@@ -26,10 +26,16 @@ function exactInteger(source: string): bigint | undefined {
   return BigInt(sign + digits) * 10n ** BigInt(exponent);
 }
 
+const PLAIN_INTEGER = /^-?\d+$/;
+
 /**
- * `JSON.parse`, except that an integer too large for a double (beyond ±2^53) becomes an exact `bigint` instead
- * of a rounded `number`. Everything else parses exactly as `JSON.parse` does, and its errors are `JSON.parse`'s
- * `SyntaxError`s.
+ * `JSON.parse`, with every integer exact:
+ * - an integer too large for a double (beyond ±2^53) becomes an exact `bigint` instead of a rounded `number`;
+ * - a number whose text is not exactly the integer its double holds (`4.0000000000000000001` and `1e-400`, which
+ *   `JSON.parse` turns into 4 and 0) becomes `NaN`, which no integer schema accepts: exact or refused, never
+ *   silently changed. Text that denotes an integer exactly in another form (`7.0`, `7e0`, `7000e-3`) is that
+ *   integer. Non-integers (`1.5`) are left as `JSON.parse` reads them.
+ * Its errors are `JSON.parse`'s `SyntaxError`s.
  */
 export function parseJson(text: string): unknown {
   return JSON.parse(text, function revive(
@@ -38,10 +44,12 @@ export function parseJson(text: string): unknown {
     value: unknown,
     context?: ReviverContext,
   ) {
-    if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined) {
-      return exactInteger(context.source) ?? value;
-    }
-    return value;
+    if (typeof value !== 'number' || !Number.isInteger(value) || context?.source === undefined) return value;
+    const source = context.source;
+    if (Number.isSafeInteger(value) && PLAIN_INTEGER.test(source)) return value;
+    const exact = exactInteger(source);
+    if (exact === undefined) return Number.NaN;
+    return Number.isSafeInteger(value) && BigInt(value) === exact ? value : exact;
   } as (this: unknown, key: string, value: unknown) => unknown);
 }
 

@@ -1,11 +1,21 @@
-// The OpenAPI 3.1 description of the interface, generated from the zod models of this package, so that the
-// document and the validation the service runs cannot disagree. Nothing here restates a model: schemas,
-// bounds, defaults and required flags all come out of `z.toJSONSchema`; this module only adds what a zod
-// model cannot carry (operations, status codes, headers, prose).
+// The OpenAPI 3.1 description of the interface, generated from the contract (contract.ts) and the zod models it
+// names, so that the document, the routes and the validation the service runs cannot disagree. Nothing here
+// restates an operation or a model: paths, methods, parameters, statuses, error codes and headers come from the
+// contract; schemas, bounds, defaults, required flags and descriptions come out of `z.toJSONSchema` (the
+// descriptions are `.meta()` next to each model). This module adds only the document's frame and its prose.
 import { z } from 'zod';
+import {
+  API_BASE_PATH,
+  type BodyContract,
+  contract,
+  DEPRECATION_HEADER_CONTRACTS,
+  type HeaderContract,
+  type OperationContract,
+  operations,
+  pathParameterNames,
+} from './contract.js';
 import { ERROR_CODES, ErrorSchema } from './error.js';
-import { NewPetSchema, PetSchema, PetStatusSchema, PetsSchema } from './pet.js';
-import { ListPetsQuerySchema, PetIdPathSchema } from './queries.js';
+import { PetStatusSchema } from './pet.js';
 
 /** The version of the interface description (the spec's "1.0.0"); not the npm version of this package. */
 export const OPENAPI_INFO_VERSION = '1.0.0';
@@ -81,7 +91,9 @@ function bigintBounds(schema: z.core.$ZodType): { minimum?: bigint; maximum?: bi
 const renderInt64: NonNullable<z.core.ToJSONSchemaParams['override']> = ({ zodSchema, jsonSchema }) => {
   const bounds = bigintBounds(zodSchema);
   if (bounds === undefined) return;
+  const { description } = jsonSchema as JsonSchema;
   for (const key of Object.keys(jsonSchema)) delete (jsonSchema as JsonSchema)[key];
+  if (description !== undefined) Object.assign(jsonSchema, { description });
   // zod finishes with a JSON round trip, which a bigint does not survive: carry the bounds as decimal text
   // and turn them back into numbers afterwards (restoreInt64Bounds).
   Object.assign(jsonSchema, { type: 'integer', format: 'int64' });
@@ -121,14 +133,20 @@ const onlyBigint: z.core.UnrepresentableHandler = ({ zodSchema }) =>
 
 const SCHEMA_REF = (id: string) => `#/components/schemas/${id}`;
 
+/** Components every document has besides the bodies the contract names. */
+const SHARED_COMPONENTS: [string, z.ZodType][] = [
+  ['PetStatus', PetStatusSchema],
+  ['Error', ErrorSchema],
+];
+
 /**
- * The component schemas. Request bodies are what a client may send (zod's input side), responses what the
- * service sends (output side); for these models both sides render the same, which the snapshot shows.
+ * The component schemas: every body the contract names, plus the shared ones. Request bodies are what a client
+ * may send (zod's input side), responses what the service sends (output side).
  */
 function componentSchemas(): Record<string, JsonSchema> {
   const convert = (io: 'input' | 'output', entries: [string, z.ZodType][]) => {
     const registry = z.registry<{ id: string }>();
-    for (const [id, schema] of entries) registry.add(schema, { id });
+    for (const [id, schema] of entries) if (!registry.has(schema)) registry.add(schema, { id });
     const { schemas } = z.toJSONSchema(registry, {
       io,
       uri: SCHEMA_REF,
@@ -137,25 +155,23 @@ function componentSchemas(): Record<string, JsonSchema> {
     });
     return restoreInt64Bounds(schemas);
   };
-  const input = convert('input', [
-    ['PetStatus', PetStatusSchema],
-    ['NewPet', NewPetSchema],
-  ]);
-  const output = convert('output', [
-    ['PetStatus', PetStatusSchema],
-    ['Pet', PetSchema],
-    ['Pets', PetsSchema],
-    ['Error', ErrorSchema],
-  ]);
-  const picked: Record<string, JsonSchema | undefined> = {
-    PetStatus: output.PetStatus,
-    NewPet: input.NewPet,
-    Pet: output.Pet,
-    Pets: output.Pets,
-    Error: output.Error,
-  };
+  const bodies = (pick: (op: OperationContract) => BodyContract | undefined) =>
+    operations.flatMap((op) => {
+      const body = pick(op);
+      return body === undefined ? [] : [[body.id, body.schema] as [string, z.ZodType]];
+    });
+  const input = convert('input', [...SHARED_COMPONENTS, ...bodies((op) => op.request.body)]);
+  const output = convert('output', [...SHARED_COMPONENTS, ...bodies((op) => op.success.body)]);
+  const picked: Record<string, JsonSchema | undefined> = {};
+  for (const [id] of SHARED_COMPONENTS) picked[id] = output[id];
+  for (const op of operations) {
+    if (op.request.body) picked[op.request.body.id] = input[op.request.body.id];
+    if (op.success.body) picked[op.success.body.id] = output[op.success.body.id];
+  }
   const result: Record<string, JsonSchema> = {};
-  for (const [id, schema] of Object.entries(picked)) {
+  for (const [id, schema] of Object.entries(picked).sort(
+    ([a], [b]) => componentOrder(a) - componentOrder(b),
+  )) {
     if (schema === undefined) throw new Error(`no JSON Schema generated for ${id}`);
     // `$schema` and `$id` are artefacts of a standalone JSON Schema; inside OpenAPI they only confuse tools.
     const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
@@ -164,59 +180,14 @@ function componentSchemas(): Record<string, JsonSchema> {
   return result;
 }
 
-/** Prose the models cannot carry: the spec's field descriptions and our decisions where it is silent. */
-const FIELD_DESCRIPTIONS: Record<string, Record<string, string>> = {
-  NewPet: {
-    name:
-      "The animal's name. 1 to 255 characters (UTF-16 code units), not only whitespace, valid Unicode without " +
-      'NUL. Stored and returned exactly as sent (never trimmed or normalised); need not be unique.',
-    categoryId: 'Identifier of the category the animal belongs to. Exact over the whole int64 range.',
-    status: 'Availability of the animal. Optional: omit it to leave it unset (`null` is refused).',
-  },
-  Pet: {
-    id: 'Unique identifier assigned by the service on creation (a positive int64).',
-    name: "The animal's name, exactly as it was sent.",
-    categoryId: 'Identifier of the category the animal belongs to.',
-    status: 'Availability of the animal. Absent (never `null`) when the animal was created without one.',
-  },
-};
-
-function describeFields(schemas: Record<string, JsonSchema>): void {
-  for (const [id, fields] of Object.entries(FIELD_DESCRIPTIONS)) {
-    const properties = schemas[id]?.properties as Record<string, JsonSchema> | undefined;
-    for (const [field, description] of Object.entries(fields)) {
-      const property = properties?.[field];
-      if (property === undefined) throw new Error(`${id} has no field ${field} to describe`);
-      // A `$ref` with siblings is fine in OpenAPI 3.1 (JSON Schema 2020-12).
-      property.description = description;
-    }
-  }
-}
+/** Components in reading order: the enum first, the request body, the responses, Error last. */
+const COMPONENT_ORDER = ['PetStatus', 'NewPet', 'Pet', 'Pets'];
+const componentOrder = (id: string) =>
+  id === 'Error' ? Number.MAX_SAFE_INTEGER : COMPONENT_ORDER.indexOf(id) + 1 || COMPONENT_ORDER.length + 1;
 
 const errorCodeList = Object.entries(ERROR_CODES)
   .map(([code, status]) => `\`${code}\` (${status})`)
   .join(', ');
-
-function schemaDescriptions(schemas: Record<string, JsonSchema>): void {
-  describeFields(schemas);
-  Object.assign(schemas.PetStatus ?? {}, { description: 'Availability of an animal (case-sensitive).' });
-  Object.assign(schemas.NewPet ?? {}, {
-    description:
-      'Request body of createPet. Unknown fields (a misspelt `stauts`, a client-chosen `id`) are refused with ' +
-      '400 rather than ignored.',
-  });
-  Object.assign(schemas.Pet ?? {}, { description: 'An animal as the service returns it.' });
-  Object.assign(schemas.Pets ?? {}, {
-    description: 'The body of listPets: a bare JSON array of Pet, ordered by `id` ascending (oldest first).',
-  });
-  Object.assign(schemas.Error ?? {}, {
-    description:
-      'The body of every error response, 4xx and 5xx; `status` equals the HTTP status. Known codes: ' +
-      `${errorCodeList}. Codes are never renamed or reused; new ones may be added, so treat an unknown code ` +
-      'by its `status`.',
-    'x-error-codes': { ...ERROR_CODES },
-  });
-}
 
 // ---- operations ------------------------------------------------------------------------------------------
 
@@ -229,81 +200,36 @@ const REQUEST_ID_HEADER = {
   schema: { type: 'string' },
 };
 
-const DEPRECATION_HEADERS = {
-  Deprecation: {
-    description: 'RFC 9745: the operation is deprecated, as an `@<unix seconds>` date.',
-    required: true,
-    schema: { type: 'string' },
-  },
-  Sunset: {
-    description: 'RFC 8594: when the operation is removed (5 December 2030), as an HTTP date.',
-    required: true,
-    schema: { type: 'string' },
-  },
-  Link: {
-    description: 'The replacement: `</v1/pets>; rel="successor-version"`.',
-    required: true,
-    schema: { type: 'string' },
-  },
+const REQUEST_ID_PARAMETER = {
+  name: 'X-Request-Id',
+  in: 'header',
+  required: false,
+  description: 'Echoed in the response and logged; generated when absent or not 1-128 of `A-Za-z0-9._:-`.',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
 };
 
-interface ErrorCase {
-  description: string;
-  codes: (keyof typeof ERROR_CODES)[];
-  headers?: Record<string, unknown>;
-}
+const headerObjects = (headers: Readonly<Record<string, HeaderContract>> = {}) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, { description, required }]) => [
+      name,
+      { description, required, schema: { type: 'string' } },
+    ]),
+  );
 
-const ERRORS = {
-  400: {
-    description: 'The request is invalid; `message` names each offending field or parameter.',
-    codes: ['validation_failed'],
-  },
-  401: {
-    description: 'Missing, malformed or unknown API key. Checked before anything else about the request.',
-    codes: ['unauthorized'],
-    headers: {
-      'WWW-Authenticate': {
-        description:
-          '`Bearer realm="petstore"`, plus `error="invalid_token"` when a key was sent but is unknown.',
-        required: true,
-        schema: { type: 'string' },
-      },
+/** Every response of the operation: the success, then each error status with the Error body and its codes. */
+function responses(op: OperationContract): Record<string, unknown> {
+  const common = op.deprecated === undefined ? {} : headerObjects(DEPRECATION_HEADER_CONTRACTS);
+  const result: Record<string, unknown> = {
+    [op.success.status]: {
+      description: op.success.description,
+      headers: { ...common, ...headerObjects(op.success.headers), 'X-Request-Id': REQUEST_ID_HEADER },
+      ...(op.success.body === undefined ? {} : { content: json(op.success.body.id) }),
     },
-  },
-  404: { description: 'No animal has this id.', codes: ['pet_not_found'] },
-  413: { description: 'The request body is over 64 KiB.', codes: ['payload_too_large'] },
-  415: {
-    description:
-      'The body was not sent as `application/json` (or `application/*+json`) in UTF-8, or without a Content-Type.',
-    codes: ['unsupported_media_type'],
-  },
-  500: {
-    description: 'A fault on our side. Details are logged under the request id, never sent.',
-    codes: ['internal_error'],
-  },
-} satisfies Record<number, ErrorCase>;
-
-type ErrorStatus = keyof typeof ERRORS;
-
-function responses(
-  success: Record<string, unknown>,
-  errors: ErrorStatus[],
-  overrides: Partial<Record<ErrorStatus, Partial<ErrorCase>>> = {},
-  commonHeaders: Record<string, unknown> = {},
-): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const [status, response] of Object.entries(success)) {
-    const { headers = {}, ...rest } = response as { headers?: Record<string, unknown> };
-    result[status] = {
-      ...rest,
-      headers: { ...commonHeaders, ...headers, 'X-Request-Id': REQUEST_ID_HEADER },
-    };
-  }
-  for (const status of errors) {
-    const error: ErrorCase = { ...ERRORS[status], ...overrides[status] };
+  };
+  for (const [status, error] of Object.entries(op.errors)) {
     result[status] = {
       description: `${error.description} Error codes: ${error.codes.map((code) => `\`${code}\``).join(', ')}.`,
-      headers: { ...commonHeaders, ...error.headers, 'X-Request-Id': REQUEST_ID_HEADER },
+      headers: { ...common, ...headerObjects(error.headers), 'X-Request-Id': REQUEST_ID_HEADER },
       content: json('Error', {
         example: {
           code: error.codes[0],
@@ -317,49 +243,83 @@ function responses(
   return result;
 }
 
-/** The listPets query parameters, one per property of the typed query schema (input side: before defaults). */
-function listPetsParameters(): unknown[] {
-  const query = toJsonSchema(ListPetsQuerySchema, 'input') as JsonSchema & {
-    properties: Record<string, JsonSchema>;
+/**
+ * The path and query parameters, one per field of the request part, each rendered from the typed input (the
+ * values a parameter's text must denote) and pointing at a component where it is one (`PetStatus`).
+ */
+function parameters(op: OperationContract, components: Record<string, JsonSchema>): unknown[] {
+  const input = toJsonSchema(op.input, 'input') as JsonSchema & {
+    properties?: Record<string, JsonSchema>;
     required?: string[];
   };
-  const descriptions: Record<string, string> = {
-    limit:
-      'Maximum number of animals returned. A plain decimal integer: `0`, `101`, `1.5`, `1e1`, `abc`, an empty ' +
-      'value or the parameter given twice are refused with 400.',
-    status:
-      'Keeps only animals with this status. An unknown value is refused with 400 (values are case-sensitive).',
+  // Compared as text without descriptions; int64 bounds are bigint, written as their digits.
+  const shape = ({ description: _description, ...bare }: JsonSchema) =>
+    JSON.stringify(bare, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+  const asComponent = (schema: JsonSchema): JsonSchema => {
+    const id = Object.keys(components).find(
+      (name) => shape(components[name] as JsonSchema) === shape(schema),
+    );
+    if (id !== undefined) return { $ref: SCHEMA_REF(id) };
+    const { description: _description, ...bare } = schema;
+    return bare;
   };
-  return Object.entries(query.properties).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: query.required?.includes(name) ?? false,
-    description: descriptions[name],
-    // PetStatus is a component: point at it rather than repeating its values.
-    schema: name === 'status' ? { $ref: SCHEMA_REF('PetStatus') } : schema,
-  }));
+  const parameter = (location: 'path' | 'query', name: string) => {
+    const schema = input.properties?.[name];
+    if (schema === undefined) throw new Error(`${op.id}: ${location} parameter ${name} is not in the input`);
+    return {
+      name,
+      in: location,
+      required: location === 'path' || (input.required?.includes(name) ?? false),
+      description: schema.description,
+      schema: asComponent(schema),
+    };
+  };
+  const pathNames = pathParameterNames(op.path);
+  const declared = Object.keys(op.request.params?.shape ?? {});
+  if (pathNames.join() !== declared.join()) {
+    throw new Error(`${op.id}: path ${op.path} names {${pathNames}}, the contract declares {${declared}}`);
+  }
+  return [
+    ...pathNames.map((name) => parameter('path', name)),
+    ...Object.keys(op.request.query?.shape ?? {}).map((name) => parameter('query', name)),
+    REQUEST_ID_PARAMETER,
+  ];
 }
 
-function petIdParameter(): unknown {
-  const { $schema: _dialect, ...schema } = toJsonSchema(PetIdPathSchema, 'output');
+function operationObject(op: OperationContract, components: Record<string, JsonSchema>): JsonSchema {
   return {
-    name: 'petId',
-    in: 'path',
-    required: true,
-    description:
-      'Identifier of the animal. A value that cannot be an id (`abc`, `0`, `-1`, `1.5`, above 2^63-1) is 400; ' +
-      'a well-formed id that names no animal is 404.',
-    schema,
+    operationId: op.id,
+    summary: op.summary,
+    description: op.description,
+    tags: ['pets'],
+    ...(op.deprecated === undefined ? {} : { deprecated: true }),
+    parameters: parameters(op, components),
+    ...(op.request.body === undefined
+      ? {}
+      : { requestBody: { required: true, content: json(op.request.body.id) } }),
+    responses: responses(op),
+    ...(op.deprecated === undefined
+      ? {}
+      : { 'x-sunset': op.deprecated.sunset, 'x-replaced-by': op.deprecated.replacement }),
   };
 }
 
-const REQUEST_ID_PARAMETER = {
-  name: 'X-Request-Id',
-  in: 'header',
-  required: false,
-  description: 'Echoed in the response and logged; generated when absent or not 1-128 of `A-Za-z0-9._:-`.',
-  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-};
+function paths(components: Record<string, JsonSchema>): Record<string, Record<string, unknown>> {
+  const result: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    result[op.path] = { ...result[op.path], [op.method.toLowerCase()]: operationObject(op, components) };
+  }
+  return result;
+}
+
+const sunset = contract.getPet.deprecated.sunset;
+const longDate = (isoDate: string) =>
+  new Date(`${isoDate}T00:00:00Z`).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 
 const DESCRIPTION = `The Pet Store HTTP/JSON interface: list, add and read animals held in a store.
 
@@ -377,16 +337,18 @@ before anything else, so a request without a valid key is \`401\` whatever else 
   body is \`400 validation_failed\`.
 - **Absent status:** a pet created without \`status\` has none, and the field is absent from every response;
   \`"status": null\` is never sent and is refused in requests.
-- **name:** 1-255 characters, not only whitespace, valid Unicode without NUL; kept exactly as sent; not unique.
-- **int64** (\`id\`, \`categoryId\`): exact over the whole range, also above 2^53 where \`JSON.parse\` rounds.
-  Values outside int64 are refused, never wrapped or rounded.
+- **name:** 1-255 characters (Unicode code points), not only whitespace, valid Unicode without NUL; kept exactly
+  as sent; not unique.
+- **int64** (\`id\`, \`categoryId\`): exact over the whole range, also above 2^53 where \`JSON.parse\` rounds. A
+  number is accepted only when its text denotes an integer exactly (\`7\`, \`7.0\`, \`7e0\`, \`7000e-3\`);
+  \`4.0000000000000000001\` or \`1e-400\` are refused, never rounded. Values outside int64 are refused, never
+  wrapped.
 - **Errors:** every error, 4xx and 5xx, has the \`Error\` body with \`status\` equal to the HTTP status. Known
   codes: ${errorCodeList}. Codes are stable; new ones may be added.
-- **Other methods and paths:** an unsupported method on \`/pets\` or \`/pets/{petId}\` is \`405
-  method_not_allowed\` with \`Allow\`; \`OPTIONS\` answers \`204\` with \`Allow\`; an unknown path is \`404
-  route_not_found\`. \`GET /store/orders\`, named by the interface without a definition, is not implemented.
-- **getPet** is deprecated and removed on 5 December 2030: every one of its responses carries \`Deprecation\`,
-  \`Sunset\` and \`Link\` headers. Use \`GET /pets?status=...\` instead.
+- **Other methods and paths:** an unsupported method on an operation's path is \`405 method_not_allowed\` with
+  \`Allow\`; \`OPTIONS\` answers \`204\` with \`Allow\`; an unknown path is \`404 route_not_found\`.
+  \`GET /store/orders\`, named by the interface without a definition, is not implemented.
+- **getPet** is deprecated and removed on ${longDate(sunset)}: every one of its responses carries \`Deprecation\`, \`Sunset\` and \`Link\` headers. Use \`GET /pets?status=...\` instead.
 `;
 
 /**
@@ -395,9 +357,8 @@ before anything else, so a request without a valid key is \`401\` whatever else 
  */
 export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   const schemas = componentSchemas();
-  schemaDescriptions(schemas);
   const servers = (
-    options.servers ?? [{ url: '/v1', description: 'The server that serves this document' }]
+    options.servers ?? [{ url: API_BASE_PATH, description: 'The server that serves this document' }]
   ).map((server) => ({ ...server }));
 
   return {
@@ -410,77 +371,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     servers,
     security: [{ bearerAuth: [] }],
     tags: [{ name: 'pets', description: 'Animals held in the store' }],
-    paths: {
-      '/pets': {
-        get: {
-          operationId: 'listPets',
-          summary: 'List animals',
-          description:
-            'Returns at most `limit` animals, optionally only those with a given `status`, ordered by `id` ' +
-            'ascending (oldest first). The body is a bare JSON array.',
-          tags: ['pets'],
-          parameters: [...listPetsParameters(), REQUEST_ID_PARAMETER],
-          responses: responses(
-            { 200: { description: 'List of animals', content: json('Pets') } },
-            [400, 401, 500],
-          ),
-          'x-ordering': 'id ascending',
-        },
-        post: {
-          operationId: 'createPet',
-          summary: 'Add an animal',
-          description:
-            'Adds a new animal; the service assigns its `id`. The body must be `application/json`.',
-          tags: ['pets'],
-          parameters: [REQUEST_ID_PARAMETER],
-          requestBody: { required: true, content: json('NewPet') },
-          responses: responses(
-            {
-              201: {
-                description: 'Animal added; the body carries the assigned id',
-                headers: {
-                  Location: {
-                    description: "The new animal's path, `/v1/pets/{id}`.",
-                    required: true,
-                    schema: { type: 'string' },
-                  },
-                },
-                content: json('Pet'),
-              },
-            },
-            [400, 401, 413, 415, 500],
-            {
-              400: {
-                description:
-                  'Body missing, required field missing, a value invalid or an unknown field; or the body is ' +
-                  'not valid JSON.',
-                codes: ['validation_failed', 'malformed_json'],
-              },
-            },
-          ),
-        },
-      },
-      '/pets/{petId}': {
-        get: {
-          operationId: 'getPet',
-          summary: 'Read one animal (deprecated)',
-          description:
-            'Deprecated: removed on 5 December 2030. Use `GET /pets?status=...` (listPets) instead. Every ' +
-            'response of this operation, errors included, carries `Deprecation`, `Sunset` and `Link` headers.',
-          tags: ['pets'],
-          deprecated: true,
-          parameters: [petIdParameter(), REQUEST_ID_PARAMETER],
-          responses: responses(
-            { 200: { description: 'The requested animal', content: json('Pet') } },
-            [400, 401, 404, 500],
-            {},
-            DEPRECATION_HEADERS,
-          ),
-          'x-sunset': '2030-12-05',
-          'x-replaced-by': 'listPets',
-        },
-      },
-    },
+    paths: paths(schemas),
     components: {
       schemas,
       securitySchemes: {

@@ -4,16 +4,22 @@ import { Int64Schema, PositiveInt64Schema } from './int64.js';
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 /** Availability of an animal. */
-export const PetStatusSchema = z.enum(PET_STATUSES, {
-  error: (issue) => {
-    if (issue.input === undefined) return 'is required';
-    const hint = issue.input === null ? ' (omit the field to leave it unset; null is not a status)' : '';
-    return `must be one of ${PET_STATUSES.join(', ')}${hint}`;
-  },
-});
+export const PetStatusSchema = z
+  .enum(PET_STATUSES, {
+    error: (issue) => {
+      if (issue.input === undefined) return 'is required';
+      const hint = issue.input === null ? ' (omit the field to leave it unset; null is not a status)' : '';
+      return `must be one of ${PET_STATUSES.join(', ')}${hint}`;
+    },
+  })
+  .meta({ description: 'Availability of an animal (case-sensitive).' });
 export type PetStatus = z.output<typeof PetStatusSchema>;
 
-/** Longest accepted name, in UTF-16 code units (JavaScript string length). The interface leaves it open. */
+/**
+ * Longest accepted name, in Unicode code points (characters): what zod's `max`, JSON Schema's `maxLength` and
+ * PostgreSQL's `char_length` all count, so the rule, the document and the database agree. 255 emoji (510 UTF-16
+ * code units) fit; 256 characters of any kind do not. The interface leaves the bound open.
+ */
 export const PET_NAME_MAX_LENGTH = 255;
 
 /**
@@ -38,14 +44,28 @@ const objectError = (issue: { input?: unknown }) =>
  * Request body of createPet. Unknown fields are refused rather than dropped, so a misspelt field
  * (`stauts`) or a client-chosen `id` is an error the caller sees instead of a silent surprise.
  */
-export const NewPetSchema = z.strictObject(
-  {
-    name: PetNameSchema,
-    categoryId: Int64Schema,
-    status: PetStatusSchema.optional(),
-  },
-  { error: objectError },
-);
+export const NewPetSchema = z
+  .strictObject(
+    {
+      name: PetNameSchema.meta({
+        description:
+          "The animal's name. 1 to 255 characters (Unicode code points), not only whitespace, valid Unicode " +
+          'without NUL. Stored and returned exactly as sent (never trimmed or normalised); need not be unique.',
+      }),
+      categoryId: Int64Schema.meta({
+        description: 'Identifier of the category the animal belongs to. Exact over the whole int64 range.',
+      }),
+      status: PetStatusSchema.optional().meta({
+        description: 'Availability of the animal. Optional: omit it to leave it unset (`null` is refused).',
+      }),
+    },
+    { error: objectError },
+  )
+  .meta({
+    description:
+      'Request body of createPet. Unknown fields (a misspelt `stauts`, a client-chosen `id`) are refused with ' +
+      '400 rather than ignored.',
+  });
 /** A validated NewPet (int64 fields are `bigint`). */
 export type NewPet = z.output<typeof NewPetSchema>;
 /** What a caller may pass as a NewPet (int64 fields as `number` or `bigint`). */
@@ -55,18 +75,27 @@ export type NewPetInput = z.input<typeof NewPetSchema>;
  * An animal as the service returns it: every NewPet field plus the `id` the service assigned.
  * `status` is absent, never `null`, when the animal has none.
  */
-export const PetSchema = z.strictObject(
-  {
-    id: PositiveInt64Schema,
-    name: PetNameSchema,
-    categoryId: Int64Schema,
-    status: PetStatusSchema.optional(),
-  },
-  { error: objectError },
-);
+export const PetSchema = z
+  .strictObject(
+    {
+      id: PositiveInt64Schema.meta({
+        description: 'Unique identifier assigned by the service on creation (a positive int64).',
+      }),
+      name: PetNameSchema.meta({ description: "The animal's name, exactly as it was sent." }),
+      categoryId: Int64Schema.meta({ description: 'Identifier of the category the animal belongs to.' }),
+      status: PetStatusSchema.optional().meta({
+        description:
+          'Availability of the animal. Absent (never `null`) when the animal was created without one.',
+      }),
+    },
+    { error: objectError },
+  )
+  .meta({ description: 'An animal as the service returns it.' });
 export type Pet = z.output<typeof PetSchema>;
 export type PetInput = z.input<typeof PetSchema>;
 
 /** The body of listPets: a bare JSON array of Pet. */
-export const PetsSchema = z.array(PetSchema, { error: 'must be a JSON array' });
+export const PetsSchema = z.array(PetSchema, { error: 'must be a JSON array' }).meta({
+  description: 'The body of listPets: a bare JSON array of Pet, ordered by `id` ascending (oldest first).',
+});
 export type Pets = z.output<typeof PetsSchema>;

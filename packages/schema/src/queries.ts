@@ -19,8 +19,15 @@ export const ListLimitSchema = z
  * supported rather than receive the first page again.
  */
 export const ListPetsQuerySchema = z.strictObject({
-  limit: ListLimitSchema,
-  status: PetStatusSchema.optional(),
+  limit: ListLimitSchema.meta({
+    description:
+      'Maximum number of animals returned. A plain decimal integer: `0`, `101`, `1.5`, `1e1`, `abc`, an empty ' +
+      'value or the parameter given twice are refused with 400.',
+  }),
+  status: PetStatusSchema.optional().meta({
+    description:
+      'Keeps only animals with this status. An unknown value is refused with 400 (values are case-sensitive).',
+  }),
 });
 export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;
 export type ListPetsQueryInput = z.input<typeof ListPetsQuerySchema>;

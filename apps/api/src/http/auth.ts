@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
+import type { createFailureLimiter, RateLimiter } from '../limits/rate-limiter.js';
 
 // `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110 section 11.1), the token is a
 // b64token (RFC 6750 section 2.1).
@@ -27,9 +27,15 @@ export function createKeyVerifier(
     /** Only keys with this prefix can be issued keys; others never cost a database query (401 stays cheap). */
     prefix: string;
     find: (keyHash: Buffer) => Promise<{ id: bigint } | undefined>;
+    /** How long an unknown issued-looking key is remembered as unknown (ms); default 30 s. */
+    negativeTtlMs?: number;
   },
 ): KeyVerifier {
   const digests = envKeys.map(sha256);
+  // Unknown keys with the issued prefix, remembered briefly so that a flood of made-up `psk_` keys costs one
+  // query per key, not one per request. Only absence is cached: a revoked key stops working at once.
+  const unknown = new Map<string, number>();
+  const negativeTtlMs = issued?.negativeTtlMs ?? 30_000;
   return async (presented) => {
     const candidate = sha256(presented);
     let index = -1;
@@ -38,8 +44,16 @@ export function createKeyVerifier(
     });
     if (index !== -1) return { subject: `env:${index}` };
     if (issued === undefined || !presented.startsWith(issued.prefix)) return undefined;
+    const cacheKey = candidate.toString('base64');
+    const now = Date.now();
+    if ((unknown.get(cacheKey) ?? 0) > now) return undefined;
     const row = await issued.find(candidate);
-    return row === undefined ? undefined : { subject: `db:${row.id}` };
+    if (row === undefined) {
+      if (unknown.size >= 10_000) unknown.clear();
+      unknown.set(cacheKey, now + negativeTtlMs);
+      return undefined;
+    }
+    return { subject: `db:${row.id}` };
   };
 }
 
@@ -68,26 +82,39 @@ export async function authenticate(authorization: string | undefined, verify: Ke
   return caller;
 }
 
+/** What the guard needs to know about a request besides its credentials. */
+export interface AccessRequest {
+  /** The client's address, for the limit on failed authentications. */
+  address?: string | undefined;
+  /** How many calls the request carries (a tRPC batch), charged to the caller's rate limit at once. */
+  cost?: number;
+}
+
 /**
  * Admits a request: authenticates it, then charges the caller's rate limit. Both transports call this
- * one function first, so a request is refused the same way whichever way it came.
+ * one function first, once per HTTP request, so a request is refused the same way whichever way it came.
  */
-export type AccessGuard = (authorization: string | undefined) => Promise<Caller>;
+export type AccessGuard = (authorization: string | undefined, request?: AccessRequest) => Promise<Caller>;
 
 export function createAccessGuard(
   verify: KeyVerifier,
-  rateLimit?: (caller: Caller) => Promise<void>,
+  limits: {
+    rateLimit?: RateLimiter | undefined;
+    failures?: ReturnType<typeof createFailureLimiter> | undefined;
+  } = {},
 ): AccessGuard {
-  return async (authorization) => {
-    const caller = await authenticate(authorization, verify);
-    await rateLimit?.(caller);
+  const { rateLimit, failures } = limits;
+  return async (authorization, request = {}) => {
+    const address = request.address ?? '';
+    failures?.check(address);
+    let caller: Caller;
+    try {
+      caller = await authenticate(authorization, verify);
+    } catch (error) {
+      if (error instanceof UnauthorizedError) failures?.record(address);
+      throw error;
+    }
+    await rateLimit?.(caller.subject, request.cost);
     return caller;
-  };
-}
-
-export function requireAccess(guard: AccessGuard): RequestHandler {
-  return async (req, res, next) => {
-    res.locals.caller = await guard(req.headers.authorization);
-    next();
   };
 }

@@ -1,22 +1,14 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_BASE_PATH } from '@petstore/schema';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { sendJson } from './send.js';
+import type { AccessGuard } from './auth.js';
+import { sendError } from './send.js';
 
-/** Errors raised by body-parser / Express itself carry a `type` or a 4xx `status`. */
+/** Errors raised by Express or Node itself carry a `type` or a 4xx `status`. */
 type HttpLibraryError = Error & { type?: string; status?: number; statusCode?: number };
 
 function fromLibraryError(error: HttpLibraryError): AppError | undefined {
-  switch (error.type) {
-    case 'entity.too.large':
-      return new AppError('payload_too_large', 'request body is too large');
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new AppError('unsupported_media_type', `unsupported request body encoding: ${error.message}`);
-    case 'request.aborted':
-    case 'request.size.invalid':
-      return new AppError('validation_failed', 'request body was incomplete');
-  }
   const status = error.status ?? error.statusCode;
   if (error instanceof URIError || (status === 400 && /decode/i.test(error.message))) {
     return new AppError('validation_failed', 'the URL is not valid percent-encoding');
@@ -27,26 +19,42 @@ function fromLibraryError(error: HttpLibraryError): AppError | undefined {
   return undefined;
 }
 
-/** Renders every error as the Error body; anything unexpected is logged and becomes a bare 500. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, next) => {
-    if (res.headersSent) return next(error);
-    const known = toAppError(error) ?? (error instanceof Error ? fromLibraryError(error) : undefined);
-    const appError = known ?? internalError();
-    if (known === undefined) {
-      logger.error(
-        { err: error, method: req.method, path: req.path, requestId: res.get('x-request-id') },
-        'unhandled error',
-      );
-    }
-    res.set(appError.headers);
-    sendJson(res, appError.status, appError.toBody());
-  };
+/** Called with a fault of ours (not the caller's), for the logs; the caller only sees a bare 500. */
+export type InternalErrorSink = (error: unknown, req: IncomingMessage) => void;
+
+/** Renders anything thrown as the Error body: an AppError as it is, anything unexpected logged and a bare 500. */
+export function handleError(
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  onInternalError: InternalErrorSink,
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const known = toAppError(error) ?? (error instanceof Error ? fromLibraryError(error) : undefined);
+  if (known === undefined) onInternalError(error, req);
+  sendError(res, known ?? internalError());
 }
 
-export const routeNotFound: RequestHandler = (req) => {
-  throw new AppError('route_not_found', `no route for ${req.method} ${req.path}`);
-};
+/** Express's error handler: the same rendering for errors raised outside the REST handler. */
+export function errorHandler(onInternalError: InternalErrorSink): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => handleError(error, req, res, onInternalError);
+}
+
+/**
+ * The last handler: no route. Under the API's base path the key is still checked first, so that a caller without
+ * one learns nothing about which paths exist.
+ */
+export function routeNotFound(guard: AccessGuard): RequestHandler {
+  return async (req) => {
+    if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
+      await guard(req.headers.authorization, { address: req.socket.remoteAddress });
+    }
+    throw new AppError('route_not_found', `no route for ${req.method} ${req.path}`);
+  };
+}
 
 /** For a path that exists: OPTIONS lists the methods, any other unsupported method is 405 with `Allow`. */
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {

@@ -1,12 +1,31 @@
+import type { ServerResponse } from 'node:http';
 import { stringifyJson } from '@petstore/schema';
-import type { Response } from 'express';
+import type { AppError } from '../errors.js';
+
+// Responses are written on Node's ServerResponse directly: Express's `res.send` re-derives the content type,
+// charset, ETag and freshness on every call, none of which a JSON API answer needs.
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends JSON text that is already serialised (the hot routes' bodies). HEAD gets the headers only. */
+export function sendJsonText(res: ServerResponse, status: number, text: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
 
 /** Sends a JSON body with int64 (`bigint`) values written exactly. */
-export function sendJson(res: Response, status: number, body: unknown): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   sendJsonText(res, status, stringifyJson(body));
 }
 
-/** Sends JSON text that is already serialised (the hot routes' bodies). */
-export function sendJsonText(res: Response, status: number, text: string): void {
-  res.status(status).type('application/json').send(text);
+/** Sends an AppError as the interface's Error body, with the headers it carries. */
+export function sendError(res: ServerResponse, error: AppError): void {
+  for (const name in error.headers) res.setHeader(name, error.headers[name] as string);
+  sendJsonText(
+    res,
+    error.status,
+    `{"code":"${error.code}","message":${JSON.stringify(error.message)},"status":${error.status}}`,
+  );
 }

@@ -14,3 +14,9 @@ export function petJson(pet: Pet): string {
 export function petsJson(pets: readonly Pet[]): string {
   return `[${pets.map(petJson).join(',')}]`;
 }
+
+/** The hot writers, by the contract's name for the body they write; other bodies use stringifyJson. */
+export const PET_BODY_WRITERS: Readonly<Record<string, (body: never) => string>> = {
+  Pet: petJson,
+  Pets: petsJson,
+};

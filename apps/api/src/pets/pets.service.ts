@@ -1,4 +1,4 @@
-import type { ListPetsQuery, NewPet, Pet } from '@petstore/schema';
+import type { OperationParsedInput, Pet } from '@petstore/schema';
 import { AppError } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
@@ -16,16 +16,17 @@ function toPet(row: PetRow): Pet {
 }
 
 /**
- * The pet rules, in wire types only, so that the router type built on it (and copied into @petstore/client's
- * published declarations) never reaches the database client's types.
+ * The pet operations of the contract, keyed by operationId, in wire types only (so that the router type built on
+ * them, copied into @petstore/client's published declarations, never reaches the database client's types). Each
+ * takes the operation's parsed input; REST and tRPC both call these, after validating against the contract.
  */
 export interface PetsService {
   /** Pets ordered by id ascending (oldest first), at most `limit`, optionally of one status. */
-  list(query: ListPetsQuery): Promise<Pet[]>;
+  listPets(query: OperationParsedInput<'listPets'>): Promise<Pet[]>;
   /** Stores a new pet; the database assigns its id. */
-  create(newPet: NewPet): Promise<Pet>;
+  createPet(newPet: OperationParsedInput<'createPet'>): Promise<Pet>;
   /** One pet by id; AppError pet_not_found when there is none. */
-  get(id: bigint): Promise<Pet>;
+  getPet(input: OperationParsedInput<'getPet'>): Promise<Pet>;
 }
 
 /**
@@ -34,7 +35,7 @@ export interface PetsService {
  */
 export function createPetsService(prisma: PrismaClient): PetsService {
   return {
-    async list(query: ListPetsQuery): Promise<Pet[]> {
+    async listPets(query) {
       // The hottest read, as plain SQL through Prisma: it skips the query compiler (the largest cost per request
       // in the profile, see bench/PROFILE.md) and is exactly the shape pets_status_id_idx serves.
       const rows =
@@ -44,18 +45,16 @@ export function createPetsService(prisma: PrismaClient): PetsService {
               ${SELECT_PETS} WHERE status = ${query.status}::pet_status ORDER BY id LIMIT ${query.limit}`;
       return rows.map(toPet);
     },
-
-    async create(newPet: NewPet): Promise<Pet> {
+    async createPet(newPet) {
       const row = await prisma.pet.create({
         select: PET_COLUMNS,
         data: { name: newPet.name, categoryId: newPet.categoryId, status: newPet.status ?? null },
       });
       return toPet(row);
     },
-
-    async get(id: bigint): Promise<Pet> {
-      const [row] = await prisma.$queryRaw<PetRow[]>`${SELECT_PETS} WHERE id = ${id}`;
-      if (row === undefined) throw new AppError('pet_not_found', `no pet with id ${id}`);
+    async getPet({ petId }) {
+      const [row] = await prisma.$queryRaw<PetRow[]>`${SELECT_PETS} WHERE id = ${petId}`;
+      if (row === undefined) throw new AppError('pet_not_found', `no pet with id ${petId}`);
       return toPet(row);
     },
   };

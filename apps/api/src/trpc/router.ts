@@ -1,10 +1,53 @@
-import type { PetsService } from '../pets/pets.service.js';
-import { petsTrpcRouter } from '../pets/pets.trpc.js';
-import { router } from './trpc.js';
+import { type Contract, type OperationId, type OperationOutput, operations } from '@petstore/schema';
+import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
+import type { z } from 'zod';
+import type { OperationHandlers } from '../operations.js';
+import { procedure, router } from './trpc.js';
 
-/** The tRPC router, composed once from the per-resource records. */
-export function createAppRouter(services: { pets: PetsService }) {
-  return router({ pets: petsTrpcRouter(services.pets) });
+// The tRPC router, built from the contract: each operation becomes `<router>.<procedure>` (pets.list, ...),
+// a query or a mutation as the contract says, with the contract's input and output schemas, over the same
+// handlers as REST. A new operation in the contract is a new procedure here with no code to write.
+
+type OperationProcedure<Id extends OperationId> = {
+  input: z.input<Contract[Id]['input']>;
+  output: OperationOutput<Id>;
+  meta: object;
+};
+
+type ProcedureOf<Id extends OperationId> = Contract[Id]['trpc']['kind'] extends 'mutation'
+  ? TRPCMutationProcedure<OperationProcedure<Id>>
+  : TRPCQueryProcedure<OperationProcedure<Id>>;
+
+type RouterNames = Contract[OperationId]['trpc']['router'];
+
+/** `{ pets: { list: <query>, create: <mutation>, get: <query> } }`, typed from the contract. */
+export type AppRouterRecord = {
+  [R in RouterNames]: {
+    [Id in OperationId as Contract[Id]['trpc']['router'] extends R
+      ? Contract[Id]['trpc']['procedure']
+      : never]: ProcedureOf<Id>;
+  };
+};
+
+function buildRecord(handlers: OperationHandlers): AppRouterRecord {
+  const call = handlers as unknown as Record<OperationId, (input: unknown) => Promise<unknown>>;
+  const record: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const id = op.id as OperationId;
+    const base = procedure.input(op.input);
+    const built =
+      op.success.body === undefined ? base : base.output(op.success.body.schema as z.ZodType<unknown>);
+    const resolve = ({ input }: { input: unknown }) => call[id](input);
+    const group = record[op.trpc.router] ?? {};
+    group[op.trpc.procedure] = op.trpc.kind === 'mutation' ? built.mutation(resolve) : built.query(resolve);
+    record[op.trpc.router] = group;
+  }
+  return record as unknown as AppRouterRecord;
+}
+
+/** The tRPC router over the operation handlers. */
+export function createAppRouter(handlers: OperationHandlers) {
+  return router(buildRecord(handlers));
 }
 
 export type AppRouter = ReturnType<typeof createAppRouter>;

@@ -1,48 +1,157 @@
+import type { IncomingMessage } from 'node:http';
+import {
+  deprecationHeaders,
+  type OperationContract,
+  operations,
+  TRPC_MAX_BATCH_SIZE,
+} from '@petstore/schema';
+import { getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { RequestHandler } from 'express';
-import { toAppError } from '../errors.js';
-import type { AccessGuard } from '../http/auth.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { BODY_LIMIT_BYTES } from '../http/json-body.js';
-import type { Logger } from '../logger.js';
-import { GET_PET_DEPRECATION_HEADERS } from '../pets/get-pet-deprecation.js';
+import { AppError, internalError, toAppError } from '../errors.js';
+import type { AccessGuard, Caller } from '../http/auth.js';
+import { parseJsonText, readJsonBody } from '../http/body.js';
+import { sendError, sendJsonText } from '../http/send.js';
 import type { AppRouter } from './router.js';
+import { checkTrpcInputs } from './trpc-input.js';
 
-/**
- * Serves the tRPC router over HTTP (mounted at /v1/trpc), with the same keys and limits as REST. tRPC speaks
- * GET (queries) and POST (mutations); any other method is refused here, after the key check as on REST,
- * because tRPC itself answers some of them (TRACE) with a 500.
- */
-export function trpcMiddleware(appRouter: AppRouter, guard: AccessGuard, logger: Logger): RequestHandler {
-  const handler = trpcHandler(appRouter, guard, logger);
-  const refuseMethod = methodNotAllowed(['GET', 'POST']);
-  return async (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'POST') return handler(req, res, next);
-    await guard(req.headers.authorization);
-    return refuseMethod(req, res, next);
-  };
+/** tRPC codes for the statuses our checks before tRPC can answer with. */
+const TRPC_CODES: Record<number, TRPCError['code']> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  405: 'METHOD_NOT_SUPPORTED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** The headers of each deprecated procedure (`pets.get`), from the contract. */
+const DEPRECATED = new Map(
+  operations
+    .filter((op): op is OperationContract & { deprecated: object } => op.deprecated !== undefined)
+    .map((op) => [`${op.trpc.router}.${op.trpc.procedure}`, deprecationHeaders(op) ?? {}]),
+);
+
+/** The raw text of one query parameter, strictly percent-decoded (invalid UTF-8 is refused, not replaced). */
+function queryParameter(search: string, name: string): string | undefined {
+  for (const pair of search.split('&')) {
+    const equals = pair.indexOf('=');
+    const key = equals === -1 ? pair : pair.slice(0, equals);
+    if (key !== name) continue;
+    const value = equals === -1 ? '' : pair.slice(equals + 1);
+    try {
+      return decodeURIComponent(value.replaceAll('+', ' '));
+    } catch {
+      throw new AppError('malformed_json', `query parameter "${name}" is not valid percent-encoded UTF-8`);
+    }
+  }
+  return undefined;
 }
 
-function trpcHandler(appRouter: AppRouter, guard: AccessGuard, logger: Logger): RequestHandler {
-  return createExpressMiddleware({
+export interface TrpcHttpDeps {
+  guard: AccessGuard;
+  onInternalError: (error: unknown, path: string | undefined) => void;
+}
+
+/**
+ * Serves the tRPC router over HTTP (mounted at /v1/trpc) with REST's rules, checked once per HTTP request
+ * before tRPC parses anything: the caller is admitted first (so an unknown procedure, a wrong method or a bad
+ * body without a key is 401, as on REST), a batch carries at most TRPC_MAX_BATCH_SIZE calls and is charged to
+ * the rate limit as that many requests, bodies are read by the same reader as REST's (media type, size, UTF-8,
+ * exact numbers) and every input must be a superjson envelope. Errors found here are written in tRPC's own
+ * error format, with the same `Error` body in `error.data.error`.
+ */
+export function trpcMiddleware(
+  appRouter: AppRouter,
+  { guard, onInternalError }: TrpcHttpDeps,
+): RequestHandler {
+  const callers = new WeakMap<IncomingMessage, Caller>();
+  const config = appRouter._def._config;
+  const handler = createExpressMiddleware({
     router: appRouter,
-    maxBodySize: BODY_LIMIT_BYTES,
-    createContext: ({ req }) => ({
-      authorization: req.headers.authorization,
-      guard,
-      onInternalError: (error: unknown, path: string | undefined) =>
-        logger.error({ err: error, procedure: path }, 'unhandled error'),
-    }),
+    createContext: ({ req }) => {
+      const caller = callers.get(req);
+      if (caller === undefined) throw new Error('tRPC request without an admitted caller');
+      return { caller, onInternalError };
+    },
     responseMeta({ info, errors }) {
       const headers: Record<string, string> = {};
-      if (info?.calls.some((call) => call.path === 'pets.get'))
-        Object.assign(headers, GET_PET_DEPRECATION_HEADERS);
+      for (const call of info?.calls ?? []) Object.assign(headers, DEPRECATED.get(call.path));
       // The extra headers of our errors (WWW-Authenticate, Retry-After), as REST sends them.
-      for (const error of errors) {
-        const known = toAppError(error.cause);
-        if (known !== undefined) Object.assign(headers, known.headers);
-      }
+      for (const error of errors) Object.assign(headers, toAppError(error.cause)?.headers);
       return { headers };
     },
   });
+
+  const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
+    const appError = toAppError(error);
+    if (appError === undefined) onInternalError(error, path);
+    const known = appError ?? internalError();
+    const trpcError = new TRPCError({
+      code: TRPC_CODES[known.status] ?? 'INTERNAL_SERVER_ERROR',
+      cause: known,
+    });
+    // No `path` in the shape: the error is the whole request's, and a batch's path can be long.
+    const shape = getTRPCErrorShape({
+      config,
+      error: trpcError,
+      type: 'unknown',
+      path: undefined,
+      input: undefined,
+      ctx: undefined,
+    });
+    for (const name in known.headers) res.setHeader(name, known.headers[name] as string);
+    sendJsonText(res, known.status, JSON.stringify(transformTRPCResponse(config, { error: shape })));
+  };
+
+  return async (req, res, next) => {
+    const url = req.url;
+    const queryStart = url.indexOf('?');
+    const rawPath = url.slice(1, queryStart === -1 ? undefined : queryStart);
+    let path = rawPath;
+    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+    let batch = false;
+    let procedures = [path];
+    try {
+      try {
+        path = decodeURIComponent(rawPath);
+      } catch {
+        throw new AppError('route_not_found', 'no such procedure');
+      }
+      batch = queryParameter(search, 'batch') === '1';
+      procedures = path.split(',');
+      const caller = await guard(req.headers.authorization, {
+        address: req.socket.remoteAddress,
+        cost: batch ? Math.min(procedures.length, TRPC_MAX_BATCH_SIZE) : 1,
+      });
+      if (req.method !== 'GET' && req.method !== 'POST') {
+        res.setHeader('Allow', 'GET, POST');
+        throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: GET, POST`);
+      }
+      if (batch && procedures.length > TRPC_MAX_BATCH_SIZE) {
+        throw new AppError(
+          'validation_failed',
+          `a batch may carry at most ${TRPC_MAX_BATCH_SIZE} calls; this one carries ${procedures.length}`,
+        );
+      }
+      if (req.method === 'POST') {
+        const body = await readJsonBody(req);
+        checkTrpcInputs(body.value, batch, procedures.length);
+        (req as IncomingMessage & { body?: unknown }).body = body.text;
+      } else {
+        const input = queryParameter(search, 'input');
+        if (input !== undefined)
+          checkTrpcInputs(parseJsonText(input, 'query parameter "input"'), batch, procedures.length);
+      }
+      callers.set(req, caller);
+    } catch (error) {
+      // A method tRPC does not speak at all is answered as any other path would answer it.
+      if (error instanceof AppError && error.code === 'method_not_allowed') sendError(res, error);
+      else sendTrpcError(res, error, path);
+      return;
+    }
+    return handler(req, res, next);
+  };
 }

@@ -1,22 +1,15 @@
-import { type ApiError, describeIssues } from '@petstore/schema';
+import { type ApiError, describeIssues, inputSubject, operations } from '@petstore/schema';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import { AppError, internalError, toAppError } from '../errors.js';
-import type { AccessGuard } from '../http/auth.js';
+import type { Caller } from '../http/auth.js';
 import { transformer } from './transformer.js';
 
-/** Per-request context: only what the procedures need from HTTP. */
+/** Per-request context. The caller was admitted (API key, rate limit) once for the whole HTTP request. */
 export interface TrpcContext {
-  authorization: string | undefined;
-  /** Authentication and rate limiting, shared with REST. */
-  guard: AccessGuard;
+  caller: Caller;
   /** Called with any error that is not the caller's fault, for the logs. */
   onInternalError: (error: unknown, path: string | undefined) => void;
-}
-
-export interface TrpcMeta {
-  /** Marks a procedure that will be removed; the date (RFC 8594 `Sunset`) is when. */
-  deprecated?: { sunset: string; replacement: string };
 }
 
 /** tRPC codes for the HTTP statuses of our error model. */
@@ -32,11 +25,12 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-/** What the same mistake is called on the REST side, so both transports send the same message. */
-const INPUT_SUBJECT: Record<string, string> = {
-  'pets.list': 'query parameter',
-  'pets.get': 'path parameter',
-};
+/** The tRPC name of each operation (`pets.list`), and what its input is called on REST (for messages). */
+const procedureName = (op: (typeof operations)[number]) => `${op.trpc.router}.${op.trpc.procedure}`;
+const INPUT_SUBJECT = new Map(operations.map((op) => [procedureName(op), inputSubject(op)]));
+
+const queries = operations.filter((op) => op.trpc.kind === 'query').map(procedureName);
+const mutations = operations.filter((op) => op.trpc.kind === 'mutation').map(procedureName);
 
 /** Errors tRPC raises itself (before any procedure runs), in our error model. */
 const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>> = {
@@ -45,7 +39,7 @@ const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>>
   METHOD_NOT_SUPPORTED: () =>
     new AppError(
       'method_not_allowed',
-      'use GET for queries (pets.list, pets.get) and POST for mutations (pets.create)',
+      `use GET for queries (${queries.join(', ')}) and POST for mutations (${mutations.join(', ')})`,
     ),
   PAYLOAD_TOO_LARGE: () => new AppError('payload_too_large', 'request body is too large'),
   UNSUPPORTED_MEDIA_TYPE: () =>
@@ -60,47 +54,38 @@ function appErrorOfTrpc(error: TRPCError, path: string | undefined): AppError | 
   if (error.cause instanceof ZodError) {
     return new AppError(
       'validation_failed',
-      describeIssues(error.cause, INPUT_SUBJECT[path ?? ''] ?? 'field'),
+      describeIssues(error.cause, INPUT_SUBJECT.get(path ?? '') ?? 'field'),
     );
   }
   return APP_ERROR_BY_TRPC_CODE[error.code]?.();
 }
 
-const t = initTRPC
-  .context<TrpcContext>()
-  .meta<TrpcMeta>()
-  .create({
-    transformer,
-    // Never send stack traces, in any environment.
-    isDev: false,
-    errorFormatter({ shape, error, path, ctx }) {
-      const known = appErrorOfTrpc(error, path);
-      if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
-      const apiError: ApiError = (known ?? internalError()).toBody();
-      const { stack: _stack, ...data } = shape.data;
-      return { ...shape, message: apiError.message, data: { ...data, error: apiError } };
-    },
-  });
+const t = initTRPC.context<TrpcContext>().create({
+  transformer,
+  // Never send stack traces, in any environment.
+  isDev: false,
+  errorFormatter({ shape, error, path, ctx }) {
+    const known = appErrorOfTrpc(error, path);
+    if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
+    const apiError: ApiError = (known ?? internalError()).toBody();
+    const { stack: _stack, ...data } = shape.data;
+    return { ...shape, message: apiError.message, data: { ...data, error: apiError } };
+  },
+});
 
 /**
  * Every procedure: domain errors (AppError, a lost database) become tRPC errors with the matching code, so
- * the HTTP status is the one REST would send; then the caller is admitted (API key, rate limit) before input
- * validation, as on REST.
+ * the HTTP status is the one REST would send.
  */
-export const procedure = t.procedure
-  .use(async ({ next }) => {
-    const result = await next();
-    const cause = result.ok ? undefined : toAppError(result.error.cause);
-    if (cause !== undefined) {
-      const code = TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR';
-      throw new TRPCError({ code, message: cause.message, cause });
-    }
-    return result;
-  })
-  .use(async ({ ctx, next }) => {
-    await ctx.guard(ctx.authorization);
-    return next();
-  });
+export const procedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  const cause = result.ok ? undefined : toAppError(result.error.cause);
+  if (cause !== undefined) {
+    const code = TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR';
+    throw new TRPCError({ code, message: cause.message, cause });
+  }
+  return result;
+});
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

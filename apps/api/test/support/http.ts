@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { ErrorSchema, parseJson } from '@petstore/schema';
 import { expect } from 'vitest';
+import { documentChecker } from './openapi-checker.js';
 import { TEST_API_KEY } from './test-server.js';
 
 export interface Reply {
@@ -30,12 +31,9 @@ export async function call(baseUrl: string, path: string, options: CallOptions =
     headers['content-type'] = 'application/json';
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    body: text === '' ? undefined : parseJson(text),
-  };
+  const reply = { status: response.status, headers: response.headers, text };
+  documentChecker.check(method, `${baseUrl}${path}`, reply);
+  return { ...reply, body: text === '' ? undefined : parseJson(text) };
 }
 
 /** A raw request through node:http, for what fetch would normalise away (odd paths, exact headers). */
@@ -63,12 +61,9 @@ export function rawCall(
           for (const [name, value] of Object.entries(res.headers)) {
             if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
-          resolve({
-            status: res.statusCode ?? 0,
-            headers,
-            text,
-            body: text === '' ? undefined : parseJson(text),
-          });
+          const reply = { status: res.statusCode ?? 0, headers, text };
+          documentChecker.check(options.method ?? 'GET', `${url.origin}${url.pathname}${path}`, reply);
+          resolve({ ...reply, body: text === '' ? undefined : parseJson(text) });
         });
       },
     );

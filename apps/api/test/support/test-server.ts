@@ -9,6 +9,9 @@ import { createTestDatabase } from './test-database.js';
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
 
+/** A PostgreSQL URL where nothing listens: every query fails at once with "connection refused" (a 503). */
+export const UNREACHABLE_DATABASE = 'postgresql://postgres@127.0.0.1:9/unreachable';
+
 /** The databases every HTTP test runs against. */
 export const DATABASE_KINDS: DatabaseKind[] = ['postgresql', 'pglite'];
 
@@ -27,18 +30,27 @@ export interface TestServer {
 export async function startTestServer(
   kind: DatabaseKind,
   label: string,
-  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute'> = {},
+  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute'> & {
+    /** Serve over this database instead, unmigrated (UNREACHABLE_DATABASE for outages). */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestServer> {
+  const { databaseUrl, ...appOptions } = options;
   const logger = createLogger('silent');
-  const postgres = kind === 'postgresql' ? await createTestDatabase(label) : undefined;
-  const database = await openDatabase({ databaseUrl: postgres?.url, dataDir: 'memory://', logger });
-  await applyPendingMigrations(database.migrationAdapter);
+  const postgres =
+    kind === 'postgresql' && databaseUrl === undefined ? await createTestDatabase(label) : undefined;
+  const database = await openDatabase({
+    databaseUrl: databaseUrl ?? postgres?.url,
+    dataDir: 'memory://',
+    logger,
+  });
+  if (databaseUrl === undefined) await applyPendingMigrations(database.migrationAdapter);
   const app = createApp({
     prisma: database.prisma,
     logger,
     apiKeys: [TEST_API_KEY, OTHER_API_KEY],
     migrations: await listMigrationNames(),
-    ...options,
+    ...appOptions,
   });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

@@ -1,11 +1,13 @@
-import { INT64_MAX } from '@petstore/schema';
+import { contract, deprecationHeaders, INT64_MAX } from '@petstore/schema';
 import { type Check, type CheckContext, check, expectPet, expectRefused, expectSamePet } from '../check.js';
 import type { Exchange } from '../http-client.js';
 
-/** The README's deprecation decision for getPet (RFC 9745 Deprecation, RFC 8594 Sunset, successor link). */
+const headers = deprecationHeaders(contract.getPet) as Record<'Deprecation' | 'Sunset' | 'Link', string>;
+
+/** The deprecation of getPet, from the contract (RFC 9745 Deprecation, RFC 8594 Sunset, successor link). */
 export const GET_PET_DEPRECATION = {
-  deprecation: '@1795219200',
-  sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  deprecation: headers.Deprecation,
+  sunset: headers.Sunset,
   successor: /<([^>]*\/v1\/pets)>\s*;\s*rel="?successor-version"?/,
 } as const;
 
@@ -82,7 +84,7 @@ export const getPetChecks: Check[] = [
   ...DEPRECATED_RESPONSES.map(
     ([label, what, send]): Check => ({
       id: `getPet.deprecation.${label}`,
-      description: `a ${what} from getPet carries Deprecation: @1795219200, Sunset: Thu, 05 Dec 2030 and Link rel="successor-version"`,
+      description: `a ${what} from getPet carries Deprecation: ${headers.Deprecation}, Sunset: ${headers.Sunset} and Link rel="successor-version"`,
       async run(ctx) {
         expectDeprecated(await send(ctx));
       },

@@ -1,3 +1,4 @@
+import { type OperationId, operations } from '@petstore/schema';
 import {
   type Check,
   type CheckContext,
@@ -8,15 +9,18 @@ import {
 } from '../check.js';
 import type { Exchange } from '../http-client.js';
 
-type Operation = keyof typeof DOCUMENTED_STATUSES;
+/** The contract's operations as path patterns (relative to the base URL) and methods. */
+const ROUTES = operations.map((op) => ({
+  id: op.id as OperationId,
+  method: op.method,
+  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
 
 /** Which interface operation a request was, if any (unknown paths and methods are not operations). */
-function operationOf(exchange: Exchange): Operation | undefined {
+function operationOf(exchange: Exchange): OperationId | undefined {
   const path = exchange.request.path.split('?')[0] ?? '';
-  const { method } = exchange.request;
-  if (path === '/pets') return method === 'GET' ? 'listPets' : method === 'POST' ? 'createPet' : undefined;
-  if (/^\/pets\/[^/]+$/.test(path) && method === 'GET') return 'getPet';
-  return undefined;
+  const method = exchange.request.method === 'HEAD' ? 'GET' : exchange.request.method;
+  return ROUTES.find((route) => route.method === method && route.pattern.test(path))?.id;
 }
 
 /**
@@ -39,7 +43,7 @@ export const responseChecks: Check[] = [
   {
     id: 'responses.documented-status',
     description:
-      'every response of listPets, createPet and getPet seen in this run has a status documented for that operation',
+      'every response of an operation of the interface seen in this run has a status documented for that operation',
     async run(ctx) {
       for (const exchange of await observed(ctx)) {
         const operation = operationOf(exchange);

@@ -1,0 +1,166 @@
+import { parse as parseQueryString } from 'node:querystring';
+import {
+  API_BASE_PATH,
+  deprecationHeaders,
+  describeIssues,
+  fillPath,
+  type OperationContract,
+  type OperationId,
+  operations,
+  pathParameterNames,
+  stringifyJson,
+} from '@petstore/schema';
+import type { RequestHandler } from 'express';
+import type { z } from 'zod';
+import { AppError } from '../errors.js';
+import type { OperationHandlers } from '../operations.js';
+import type { AccessGuard } from './auth.js';
+import { readJsonBody } from './body.js';
+import { handleError, type InternalErrorSink } from './errors.js';
+import { sendJsonText } from './send.js';
+
+// The REST routes of the contract, served by one Express handler: the path is matched against a table compiled
+// once from the contract (no router layer per route), then the caller is admitted, the request parts are
+// validated against the contract's schemas, the service runs and the body is written by the contract's writer.
+
+/** A path of the contract: the operations on it by method, and what every response on it carries. */
+interface CompiledPath {
+  pattern: RegExp;
+  parameterNames: string[];
+  byMethod: Map<string, OperationContract>;
+  /** `Allow` for 405 and OPTIONS: the contract's methods on this path, plus HEAD wherever GET is. */
+  allow: string;
+  /** Headers every response on this path carries (a deprecated operation's, errors included). */
+  headers: Record<string, string> | undefined;
+}
+
+function compilePaths(): CompiledPath[] {
+  const byPath = new Map<string, OperationContract[]>();
+  for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  return [...byPath].map(([path, ops]) => {
+    const methods: string[] = ops.map((op) => op.method);
+    if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+    const deprecated = ops.every((op) => op.deprecated !== undefined) ? ops[0] : undefined;
+    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]+)');
+    return {
+      pattern: new RegExp(`^${API_BASE_PATH}${source}$`),
+      parameterNames: pathParameterNames(path),
+      byMethod: new Map(ops.map((op) => [op.method, op])),
+      allow: methods.join(', '),
+      headers: deprecated === undefined ? undefined : deprecationHeaders(deprecated),
+    };
+  });
+}
+
+function parseOr400<T extends z.ZodType>(schema: T, value: unknown, subject: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new AppError('validation_failed', describeIssues(result.error, subject));
+  return result.data;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new AppError('validation_failed', 'the URL is not valid percent-encoding');
+  }
+}
+
+/** The operation's typed input from the request: path parameters, query and body, each checked on its own. */
+async function readInput(
+  op: OperationContract,
+  req: Parameters<RequestHandler>[0],
+  segments: string[],
+  parameterNames: string[],
+  search: string,
+): Promise<unknown> {
+  const { params, query, body } = op.request;
+  let input: Record<string, unknown> = {};
+  if (params !== undefined) {
+    const values: Record<string, string> = {};
+    parameterNames.forEach((name, index) => {
+      values[name] = decodeSegment(segments[index] as string);
+    });
+    input = parseOr400(params, values, 'path parameter');
+  }
+  if (query !== undefined) {
+    if (search.includes('%')) decodeSegment(search);
+    Object.assign(input, parseOr400(query, parseQueryString(search), 'query parameter'));
+  }
+  if (body !== undefined) {
+    const parsed = parseOr400(body.schema, (await readJsonBody(req)).value, 'field');
+    // A body is the whole input when it is the only part (createPet); otherwise its fields join the others.
+    return params === undefined && query === undefined ? parsed : Object.assign(input, parsed);
+  }
+  return input;
+}
+
+export interface RestDeps {
+  handlers: OperationHandlers;
+  guard: AccessGuard;
+  /** Writers for response bodies by the contract's body id (`Pet`, `Pets`); others use stringifyJson. */
+  bodyWriters: Readonly<Record<string, (body: never) => string>>;
+  onInternalError: InternalErrorSink;
+}
+
+/** Serves every REST operation of the contract; anything else goes to the next handler. */
+export function restHandler({ handlers, guard, bodyWriters, onInternalError }: RestDeps): RequestHandler {
+  const paths = compilePaths();
+  const call = handlers as unknown as Record<OperationId, (input: unknown) => Promise<unknown>>;
+
+  return async (req, res, next) => {
+    const url = req.url;
+    const queryStart = url.indexOf('?');
+    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+    let segments: string[] | undefined;
+    let route: CompiledPath | undefined;
+    for (const candidate of paths) {
+      const match = candidate.pattern.exec(pathname);
+      if (match !== null) {
+        route = candidate;
+        segments = match.slice(1);
+        break;
+      }
+    }
+    if (route === undefined || segments === undefined) return next();
+    if (route.headers !== undefined) {
+      for (const name in route.headers) res.setHeader(name, route.headers[name] as string);
+    }
+    try {
+      await guard(req.headers.authorization);
+      const op = route.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
+      if (op === undefined) {
+        res.setHeader('Allow', route.allow);
+        if (req.method === 'OPTIONS') {
+          res.statusCode = 204;
+          res.end();
+          return;
+        }
+        throw new AppError(
+          'method_not_allowed',
+          `${req.method} is not allowed here; allowed: ${route.allow}`,
+        );
+      }
+      const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+      const input = await readInput(op, req, segments, route.parameterNames, search);
+      const output = await call[op.id as OperationId](input);
+      const { success } = op;
+      if (success.location !== undefined) {
+        const values: Record<string, unknown> = {};
+        for (const [name, field] of Object.entries(success.location.params)) {
+          values[name] = (output as Record<string, unknown>)[field];
+        }
+        res.setHeader('Location', `${API_BASE_PATH}${fillPath(success.location.path, values)}`);
+      }
+      if (success.body === undefined) {
+        res.statusCode = success.status;
+        res.end();
+        return;
+      }
+      const write = bodyWriters[success.body.id] ?? stringifyJson;
+      sendJsonText(res, success.status, write(output as never));
+    } catch (error) {
+      handleError(error, req, res, onInternalError);
+    }
+  };
+}

@@ -1,0 +1,101 @@
+import { AppError } from '../errors.js';
+import type { RateLimitStore } from './rate-limit.store.js';
+
+export interface RateLimitOptions {
+  /** Requests each subject may make per window. */
+  limit: number;
+  windowSeconds?: number;
+  now?: () => number;
+  /** Told about a failed sweep of old windows (it runs off the request path). */
+  onSweepError?: (error: unknown) => void;
+}
+
+/** Charges `cost` requests to `subject`; throws 429 `rate_limited` with `Retry-After` once over the limit. */
+export type RateLimiter = (subject: string, cost?: number) => Promise<void>;
+
+const rateLimited = (limit: number, windowSeconds: number, retryAfterSeconds: number) =>
+  new AppError('rate_limited', `rate limit of ${limit} requests per ${windowSeconds} s exceeded`, {
+    'Retry-After': String(retryAfterSeconds),
+  });
+
+/**
+ * Per-key fixed-window rate limiting, counted in the database so that every instance on it shares the counts:
+ * one statement per admitted request (a tRPC batch is one statement charging each of its calls). A subject
+ * that is over its limit is refused from memory until the window ends, without writing again; old windows are
+ * swept once per window per instance, in the background, never inside a request.
+ */
+export function createRateLimiter(
+  store: RateLimitStore,
+  { limit, windowSeconds = 60, now = Date.now, onSweepError = () => {} }: RateLimitOptions,
+): RateLimiter {
+  const windowMs = windowSeconds * 1000;
+  let lastSweep = 0;
+  /** Subjects known to be over the limit, until the end of their window. */
+  const refusedUntil = new Map<string, number>();
+
+  return async (subject, cost = 1) => {
+    const at = now();
+    const windowStartMs = at - (at % windowMs);
+    const windowEnd = windowStartMs + windowMs;
+    const retryAfter = () => Math.max(1, Math.ceil((windowEnd - at) / 1000));
+    if (windowStartMs !== lastSweep) {
+      lastSweep = windowStartMs;
+      refusedUntil.clear();
+      store.sweep(new Date(windowStartMs - windowMs)).catch(onSweepError);
+    }
+    if ((refusedUntil.get(subject) ?? 0) > at) throw rateLimited(limit, windowSeconds, retryAfter());
+    const count = await store.charge(subject, new Date(windowStartMs), cost);
+    if (count > limit) {
+      refusedUntil.set(subject, windowEnd);
+      throw rateLimited(limit, windowSeconds, retryAfter());
+    }
+  };
+}
+
+/**
+ * Failed authentications per client address, in this process's memory (a guessing client is refused here, before
+ * any key is hashed or looked up): at most `limit` per window, then 429 until the window ends. Bounded: at most
+ * `maxAddresses` addresses are tracked per window.
+ */
+export function createFailureLimiter({
+  limit,
+  windowSeconds = 60,
+  now = Date.now,
+  maxAddresses = 10_000,
+}: {
+  limit: number;
+  windowSeconds?: number;
+  now?: () => number;
+  maxAddresses?: number;
+}) {
+  const windowMs = windowSeconds * 1000;
+  let windowStart = 0;
+  const failures = new Map<string, number>();
+  const roll = (at: number) => {
+    const start = at - (at % windowMs);
+    if (start !== windowStart) {
+      windowStart = start;
+      failures.clear();
+    }
+  };
+  return {
+    /** Throws 429 when the address has used up its failures in this window. */
+    check(address: string): void {
+      const at = now();
+      roll(at);
+      if ((failures.get(address) ?? 0) >= limit) {
+        const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
+        throw new AppError(
+          'rate_limited',
+          `too many requests with a missing or wrong API key from this address; retry in ${retryAfter} s`,
+          { 'Retry-After': String(retryAfter) },
+        );
+      }
+    },
+    record(address: string): void {
+      roll(now());
+      if (!failures.has(address) && failures.size >= maxAddresses) return;
+      failures.set(address, (failures.get(address) ?? 0) + 1);
+    },
+  };
+}
