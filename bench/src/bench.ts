@@ -1,7 +1,8 @@
 // pnpm bench [--quick | --soak [seconds] | --profile] [--rounds N] [--duration S] [--json FILE]
 //
-// One run: a fresh seeded PostgreSQL database, the compiled api (NODE_ENV=production) and the reference
-// server side by side, wrk as a separate process, servers alternated round by round, medians with spread.
+// One run: a fresh seeded PostgreSQL database, the compiled api (NODE_ENV=production) and two reference servers
+// (raw: node:http + pg; naive: Express + zod + Prisma) side by side, wrk as a separate process, servers alternated
+// round by round, medians with spread, server CPU per request, start-up time, and the issue's targets.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -9,7 +10,19 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertLoopback, createBenchDatabase, postgresVersion, seedPets } from './bench-database.js';
 import { renderProfileSummary, summarizeProfile } from './profile-summary.js';
-import { type Measurement, type Row, renderLoggingTable, renderTable, summarize } from './report.js';
+import {
+  evaluateTargets,
+  type Measurement,
+  type Row,
+  renderLoggingTable,
+  renderStartupTable,
+  renderTable,
+  renderTargets,
+  SERVERS,
+  type ServerName,
+  type StartupSamples,
+  summarize,
+} from './report.js';
 import { API_KEY, createScenarios, mixedLoad, type Scenario } from './scenarios.js';
 import { type ServerProcess, sampleRss, startServer } from './server-process.js';
 import { ensureWrk, runWrk, writeLuaScript } from './wrk.js';
@@ -19,6 +32,7 @@ const MiB = 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
 const referenceMain = join(here, 'reference-main.js');
+const naiveMain = join(here, 'naive-main.js');
 
 // Bare `--soak` means 60 s: parseArgs wants a value for a string option, so supply the default.
 const argv = process.argv.slice(2);
@@ -46,8 +60,8 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   process.stdout.write(
-    'pnpm bench                 full comparison (about 9 minutes)\n' +
-      'pnpm bench --quick         short comparison (about 2 minutes), no logging variant\n' +
+    'pnpm bench                 full comparison: api, raw and naive references (about 12 minutes)\n' +
+      'pnpm bench --quick         short comparison (about 3 minutes), no logging variant\n' +
       'pnpm bench --soak 60       api alone under mixed load, RSS over time\n' +
       'pnpm bench --profile       api under --cpu-prof, one profile per scenario, summarized\n' +
       'options: --rounds N, --duration SECONDS (50-connection runs; 1-connection runs take half),\n' +
@@ -56,13 +70,15 @@ if (args.help) {
   process.exit(0);
 }
 
-// `--api` measures another build of the api (another checkout, say) against the same reference.
+// `--api` measures another build of the api (another checkout, say) against the same references.
 const apiMain = resolve(args.api ?? join(repoRoot, 'apps/api/dist/main.js'));
 const quick = args.quick;
 const rounds = Number(args.rounds ?? (quick ? 2 : 3));
 const duration50 = Number(args.duration ?? (quick ? 2 : 5));
 const duration1 = Math.max(1, Math.round(duration50 / 2));
 const warmupSec = quick ? 3 : 6;
+/** Start-up samples per server (each a fresh process on the seeded database). */
+const startupSamples = quick ? 2 : 3;
 const logVariant = !quick && !args['no-log-variant'];
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -93,14 +109,18 @@ const startApi = (
     apiKey: API_KEY,
   });
 
-const startReference = (databaseUrl: string) =>
+/** The raw (node:http + pg) and naive (Express + zod + Prisma) references: the api's pool size, no logging. */
+const startReference = (databaseUrl: string, kind: 'raw' | 'naive') =>
   startServer({
-    label: 'reference',
-    args: [referenceMain],
+    label: kind,
+    args: [kind === 'raw' ? referenceMain : naiveMain],
     env: serverEnv(databaseUrl, { POOL_SIZE: '10' }),
     readyPath: '/v1/pets?limit=1',
     apiKey: API_KEY,
   });
+
+const startByName = (databaseUrl: string, name: ServerName) =>
+  name === 'api' ? startApi(databaseUrl, 'api') : startReference(databaseUrl, name);
 
 async function measure(
   server: ServerProcess,
@@ -109,9 +129,11 @@ async function measure(
   durationSec: number,
 ): Promise<Measurement> {
   const sampler = sampleRss(server);
+  const cpuBefore = server.readCpuMicros();
   const result = await runWrk({ baseUrl: server.baseUrl, script, connections, durationSec });
+  const cpuMicros = server.readCpuMicros() - cpuBefore;
   const { peak } = sampler.stop();
-  return { ...result, peakRss: peak };
+  return { ...result, peakRss: peak, cpuMicros };
 }
 
 function machineLine(pgVersion: string, wrkVersion: string): string {
@@ -146,19 +168,23 @@ async function main(): Promise<void> {
     if (args.profile) return await profile(database.url, work);
     const api = await startApi(database.url, 'api');
     servers.push(api);
+    log(`api first start (migrates the empty database): ${api.startupMs.toFixed(0)} ms`);
     await seedPets(database.url, SEEDED_PETS);
     log(`seeded ${SEEDED_PETS.toLocaleString('en-US')} pets`);
 
     if (args.soak !== undefined) return await soak(api, Number(args.soak || 60), work);
 
-    const reference = await startReference(database.url);
-    servers.push(reference);
+    const startup = await measureStartup(database.url);
+    const raw = await startReference(database.url, 'raw');
+    servers.push(raw);
+    const naive = await startReference(database.url, 'naive');
+    servers.push(naive);
     const apiQuiet = logVariant
       ? await startApi(database.url, 'api-log-warn', { LOG_LEVEL: 'warn' })
       : undefined;
     if (apiQuiet) servers.push(apiQuiet);
 
-    await checkSameAnswers(api, reference);
+    await checkSameAnswers(api, [raw, naive]);
     const warm = writeLuaScript(work, 'warmup', mixedLoad(SEEDED_PETS));
     for (const server of servers) {
       log(`warming up ${server.label} (${warmupSec} s mixed load)`);
@@ -173,7 +199,7 @@ async function main(): Promise<void> {
       `${scenario}/${connections}/${label}`;
     const warnings: string[] = [];
     const plannedSec =
-      rounds * scenarios.length * (2 * (duration50 + duration1) + (apiQuiet ? duration50 : 0));
+      rounds * scenarios.length * (SERVERS.length * (duration50 + duration1) + (apiQuiet ? duration50 : 0));
     log(
       `${rounds} rounds, ${duration50} s per run at 50 connections, ${duration1} s at 1: about ${Math.ceil(plannedSec / 60)} min`,
     );
@@ -205,21 +231,34 @@ async function main(): Promise<void> {
       connectionCounts.map((connections) => ({
         scenario: scenario.name,
         connections,
-        api: results.get(key(scenario.name, connections, 'api')) ?? [],
-        reference: results.get(key(scenario.name, connections, 'reference')) ?? [],
+        runs: Object.fromEntries(
+          SERVERS.map((name) => [name, results.get(key(scenario.name, connections, name)) ?? []]),
+        ) as Row['runs'],
       })),
     );
     log('');
-    log(`### api vs reference — medians over ${rounds} rounds (min–max)`);
+    log(
+      `### api vs raw and naive references — medians over ${rounds} rounds (min–max for req/s); ` +
+        'CPU = server user+system time per completed request',
+    );
     log('');
     log(renderTable(rows, rounds));
-    const allApi = rows.flatMap((row) => row.api);
-    const allRef = rows.flatMap((row) => row.reference);
     log('');
     log(
-      `peak RSS over the whole run: api ${(Math.max(...allApi.map((r) => r.peakRss)) / MiB).toFixed(0)} MiB, ` +
-        `reference ${(Math.max(...allRef.map((r) => r.peakRss)) / MiB).toFixed(0)} MiB`,
+      `peak RSS over the whole run: ${SERVERS.map(
+        (name) =>
+          `${name} ${(Math.max(...rows.flatMap((row) => row.runs[name].map((r) => r.peakRss))) / MiB).toFixed(0)} MiB`,
+      ).join(', ')}`,
     );
+    log('');
+    log(`### start-up to first answer (${startupSamples} fresh processes each, seeded database)`);
+    log('');
+    log(renderStartupTable(startup));
+    const targets = evaluateTargets(rows, startup);
+    log('');
+    log('### targets (issue 10), read from the 50-connection rows; api at LOG_LEVEL=info');
+    log('');
+    log(renderTargets(targets));
     if (apiQuiet) {
       log('');
       log('### cost of the request log (api at LOG_LEVEL=info vs warn, 50 connections)');
@@ -243,7 +282,10 @@ async function main(): Promise<void> {
     log('');
     log(`machine: ${machineLine(pgVersion, wrkVersion)}; load average now ${loadavg()[0]?.toFixed(2)}`);
     if (args.json !== undefined) {
-      writeFileSync(args.json, JSON.stringify({ rounds, duration50, duration1, rows }, null, 2));
+      writeFileSync(
+        args.json,
+        JSON.stringify({ rounds, duration50, duration1, rows, startup, targets }, null, 2),
+      );
       log(`raw results written to ${args.json}`);
     }
   } finally {
@@ -253,24 +295,52 @@ async function main(): Promise<void> {
   }
 }
 
-/** Both servers must give the same bodies for the read scenarios, or the comparison is meaningless. */
-async function checkSameAnswers(api: ServerProcess, reference: ServerProcess): Promise<void> {
+/** The references must give the api's bodies for the read scenarios, or the comparison is meaningless. */
+async function checkSameAnswers(api: ServerProcess, references: ServerProcess[]): Promise<void> {
   const paths = ['/v1/pets?limit=20', '/v1/pets?limit=100&status=available', '/v1/pets/4242'];
+  const answer = async (server: ServerProcess, path: string) => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      headers: { Authorization: `Bearer ${API_KEY}` },
+    });
+    return `${response.status} ${await response.text()}`;
+  };
   for (const path of paths) {
-    const [a, b] = await Promise.all(
-      [api, reference].map(async (server) => {
-        const response = await fetch(`${server.baseUrl}${path}`, {
-          headers: { Authorization: `Bearer ${API_KEY}` },
-        });
-        return `${response.status} ${await response.text()}`;
-      }),
-    );
-    if (a !== b)
-      throw new Error(
-        `api and reference disagree on GET ${path}:\napi:       ${String(a).slice(0, 300)}\nreference: ${String(b).slice(0, 300)}`,
-      );
+    const expected = await answer(api, path);
+    for (const reference of references) {
+      const got = await answer(reference, path);
+      if (got !== expected)
+        throw new Error(
+          `api and ${reference.label} disagree on GET ${path}:\napi: ${expected.slice(0, 300)}\n` +
+            `${reference.label}: ${got.slice(0, 300)}`,
+        );
+    }
   }
-  log('api and reference return identical bodies for list20, list100-available and get-by-id');
+  log(
+    `api, ${references.map((r) => r.label).join(' and ')} return identical bodies for list20, list100-available and get-by-id`,
+  );
+}
+
+/**
+ * Start-up to first answer: spawn, then poll an authorized `GET /v1/pets` every 10 ms until it answers 200. Each
+ * sample is a fresh process on the migrated, seeded database (the api still runs its migration check), started
+ * while nothing else is under load; servers alternate so none always goes first.
+ */
+async function measureStartup(databaseUrl: string): Promise<StartupSamples> {
+  const samples: StartupSamples = { api: [], raw: [], naive: [] };
+  for (let i = 0; i < startupSamples; i++) {
+    const order = i % 2 === 0 ? SERVERS : [...SERVERS].reverse();
+    for (const name of order) {
+      const server = await startByName(databaseUrl, name);
+      samples[name].push(server.startupMs);
+      await server.stop();
+    }
+  }
+  log(
+    `start-up to first answer (median of ${startupSamples}): ${SERVERS.map(
+      (name) => `${name} ${summarize(samples[name]).median.toFixed(0)} ms`,
+    ).join(', ')}`,
+  );
+  return samples;
 }
 
 function checkResult(

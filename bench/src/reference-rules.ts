@@ -1,6 +1,7 @@
-// The reference server's validation, hand-written: the same rules as @petstore/schema (the api's zod models),
-// without zod, so the reference shows what the work itself costs. Pure functions, unit-tested against the
-// api's documented decisions (README, "our decisions where it is silent").
+// The raw reference server's validation, hand-written: the same rules as @petstore/schema (the api's zod
+// models), without zod, so the reference shows what the work itself costs. Pure functions, unit-tested against
+// the api's documented decisions (README, "our decisions where it is silent"). The naive server shares the key
+// check, the int64 reviver and the content-type rule, and validates the rest with its own zod schemas.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
@@ -129,16 +130,22 @@ export function parsePetId(text: string): bigint {
   return id;
 }
 
-/** `JSON.parse`, but an integer beyond 2^53 keeps every digit, as a bigint read from its source text. */
-export function parseJsonExact(text: string): unknown {
-  return JSON.parse(text, (_key, value, context?: { source?: string }) =>
-    typeof value === 'number' &&
+/**
+ * A `JSON.parse` reviver: an integer beyond 2^53 keeps every digit, as a bigint read from its source text (the
+ * naive server hands it to `express.json`).
+ */
+export function int64Reviver(_key: string, value: unknown, context?: { source?: string }): unknown {
+  return typeof value === 'number' &&
     !Number.isSafeInteger(value) &&
     context?.source !== undefined &&
     INTEGER_TEXT.test(context.source)
-      ? BigInt(context.source)
-      : value,
-  );
+    ? BigInt(context.source)
+    : value;
+}
+
+/** `JSON.parse`, but an integer beyond 2^53 keeps every digit, as a bigint read from its source text. */
+export function parseJsonExact(text: string): unknown {
+  return JSON.parse(text, int64Reviver);
 }
 
 export interface NewPet {

@@ -1,13 +1,20 @@
-// Medians over rounds with their spread, and the markdown tables the bench prints.
+// Medians over rounds with their spread, the markdown tables the bench prints, and the issue's targets read from
+// them (reported, never asserted).
 import type { LoadResult } from './wrk.js';
 
 export interface Measurement extends LoadResult {
   /** Peak resident set size of the server process during this run, in bytes. */
   peakRss: number;
+  /** CPU time (user + system) the server process used during this run, in microseconds. */
+  cpuMicros: number;
 }
 
 /** Runs of one server on one scenario at one connection count, one per round. */
 export type Runs = Measurement[];
+
+/** The servers compared in one run: the api and the two references. */
+export const SERVERS = ['api', 'raw', 'naive'] as const;
+export type ServerName = (typeof SERVERS)[number];
 
 export function median(values: number[]): number {
   if (values.length === 0) return Number.NaN;
@@ -25,6 +32,7 @@ export interface Summary {
 }
 
 export function summarize(values: number[]): Summary {
+  if (values.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
@@ -35,78 +43,114 @@ function fmt(value: number, digits: number): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+const ratio = (value: number) => (Number.isFinite(value) ? `${fmt(value, 2)}x` : 'n/a');
+
 /** `1,234 (1,100–1,300)`: median, then min–max over the rounds (only when there were several). */
 export function withSpread(summary: Summary, digits: number, rounds: number): string {
   const main = fmt(summary.median, digits);
-  return rounds > 1 ? `${main} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})` : main;
+  return rounds > 1 && Number.isFinite(summary.median)
+    ? `${main} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})`
+    : main;
 }
 
 export interface Row {
   scenario: string;
   connections: number;
-  api: Runs;
-  reference: Runs;
+  runs: Record<ServerName, Runs>;
+}
+
+export interface ServerView {
+  rps: Summary;
+  p50: number;
+  p99: number;
+  /** Server CPU time per completed request, microseconds (median over rounds). */
+  cpuPerRequest: number;
+  peakRssMiB: number;
 }
 
 export interface RowView {
   scenario: string;
   connections: number;
-  apiRps: Summary;
-  refRps: Summary;
-  rpsRatio: number;
-  apiP50: number;
-  refP50: number;
-  apiP99: Summary;
-  refP99: Summary;
-  p99Ratio: number;
-  apiPeakRssMiB: number;
-  refPeakRssMiB: number;
+  servers: Record<ServerName, ServerView>;
+  /** api req/s over the other server's (medians); NaN when the other did not run. */
+  apiRaw: number;
+  apiNaive: number;
+  p99ApiRaw: number;
+  cpuApiRaw: number;
 }
 
-export function viewRow(row: Row): RowView {
-  const apiRps = summarize(row.api.map((r) => r.rps));
-  const refRps = summarize(row.reference.map((r) => r.rps));
-  const apiP99 = summarize(row.api.map((r) => r.p99));
-  const refP99 = summarize(row.reference.map((r) => r.p99));
+function viewServer(runs: Runs): ServerView {
   return {
-    scenario: row.scenario,
-    connections: row.connections,
-    apiRps,
-    refRps,
-    rpsRatio: apiRps.median / refRps.median,
-    apiP50: median(row.api.map((r) => r.p50)),
-    refP50: median(row.reference.map((r) => r.p50)),
-    apiP99,
-    refP99,
-    p99Ratio: apiP99.median / refP99.median,
-    apiPeakRssMiB: Math.max(...row.api.map((r) => r.peakRss)) / MiB,
-    refPeakRssMiB: Math.max(...row.reference.map((r) => r.peakRss)) / MiB,
+    rps: summarize(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    cpuPerRequest: median(runs.filter((r) => r.requests > 0).map((r) => r.cpuMicros / r.requests)),
+    peakRssMiB: runs.length === 0 ? Number.NaN : Math.max(...runs.map((r) => r.peakRss)) / MiB,
   };
 }
 
+export function viewRow(row: Row): RowView {
+  const [api, raw, naive] = SERVERS.map((name) => viewServer(row.runs[name])) as [
+    ServerView,
+    ServerView,
+    ServerView,
+  ];
+  return {
+    scenario: row.scenario,
+    connections: row.connections,
+    servers: { api, raw, naive },
+    apiRaw: api.rps.median / raw.rps.median,
+    apiNaive: api.rps.median / naive.rps.median,
+    p99ApiRaw: api.p99 / raw.p99,
+    cpuApiRaw: api.cpuPerRequest / raw.cpuPerRequest,
+  };
+}
+
+/** `a / b / c`: one value per server, in SERVERS order. */
+const triple = (view: RowView, pick: (server: ServerView) => number, digits: number) =>
+  SERVERS.map((name) => fmt(pick(view.servers[name]), digits)).join(' / ');
+
 export function renderTable(rows: Row[], rounds: number): string {
   const header =
-    '| scenario | conns | api req/s | reference req/s | api/ref | api p50 ms | api p99 ms | ref p50 ms | ref p99 ms | p99 api/ref | api peak RSS MiB | ref peak RSS MiB |';
-  const rule = `| --- | ---: |${' ---: |'.repeat(10)}`;
+    '| scenario | conns | api req/s | raw req/s | naive req/s | api/raw | api/naive | p50 ms api / raw / naive ' +
+    '| p99 ms api / raw / naive | p99 api/raw | CPU µs/req api / raw / naive | CPU api/raw ' +
+    '| peak RSS MiB api / raw / naive |';
+  const rule = `| --- | ---: |${' ---: |'.repeat(11)}`;
   const lines = rows
     .map(viewRow)
     .map((v) =>
       [
         v.scenario,
         String(v.connections),
-        withSpread(v.apiRps, 0, rounds),
-        withSpread(v.refRps, 0, rounds),
-        `${fmt(v.rpsRatio, 2)}x`,
-        fmt(v.apiP50, 2),
-        withSpread(v.apiP99, 1, rounds),
-        fmt(v.refP50, 2),
-        withSpread(v.refP99, 1, rounds),
-        `${fmt(v.p99Ratio, 1)}x`,
-        fmt(v.apiPeakRssMiB, 0),
-        fmt(v.refPeakRssMiB, 0),
+        withSpread(v.servers.api.rps, 0, rounds),
+        withSpread(v.servers.raw.rps, 0, rounds),
+        withSpread(v.servers.naive.rps, 0, rounds),
+        ratio(v.apiRaw),
+        ratio(v.apiNaive),
+        triple(v, (s) => s.p50, 2),
+        triple(v, (s) => s.p99, 1),
+        ratio(v.p99ApiRaw),
+        triple(v, (s) => s.cpuPerRequest, 0),
+        ratio(v.cpuApiRaw),
+        triple(v, (s) => s.peakRssMiB, 0),
       ].join(' | '),
     );
   return [header, rule, ...lines.map((line) => `| ${line} |`)].join('\n');
+}
+
+/** Start-up to first answer, per server: every sample in ms. */
+export type StartupSamples = Record<ServerName, number[]>;
+
+export function renderStartupTable(startup: StartupSamples): string {
+  const lines = SERVERS.map((name) => {
+    const s = summarize(startup[name]);
+    return `| ${name} | ${withSpread(s, 0, startup[name].length)} |`;
+  });
+  return [
+    '| server | spawn → first 200 on GET /v1/pets, ms (median, min–max) |',
+    '| --- | ---: |',
+    ...lines,
+  ].join('\n');
 }
 
 export interface LoggingRow {
@@ -127,5 +171,100 @@ export function renderLoggingTable(rows: LoggingRow[], rounds: number): string {
     '| scenario (50 conns) | api req/s, LOG_LEVEL=info | api req/s, LOG_LEVEL=warn | throughput lost to logging |',
     '| --- | ---: | ---: | ---: |',
     ...lines,
+  ].join('\n');
+}
+
+// ---- targets (issue 10) ----
+
+export interface TargetLine {
+  target: string;
+  measured: string;
+  /** 'n/a' when a number it needs was not measured. */
+  met: 'yes' | 'NO' | 'n/a';
+}
+
+const met = (values: number[], ok: (value: number) => boolean): TargetLine['met'] =>
+  values.length === 0 || values.some((v) => !Number.isFinite(v)) ? 'n/a' : values.every(ok) ? 'yes' : 'NO';
+
+/** `list20 0.71x, create 0.58x`: each route's value. */
+const each = (pairs: [string, number][]) =>
+  pairs.map(([name, value]) => `${name} ${ratio(value)}`).join(', ');
+
+/** `lowest 1.12x (create)`: the value that decides an "every route" target. */
+function worst(pairs: [string, number][], direction: 'lowest' | 'highest'): string {
+  const known = pairs.filter(([, value]) => Number.isFinite(value));
+  if (known.length === 0) return 'n/a';
+  const [name, value] = known.reduce((a, b) =>
+    (direction === 'lowest' ? b[1] < a[1] : b[1] > a[1]) ? b : a,
+  ) as [string, number];
+  const missing = pairs.length - known.length;
+  return `${direction} ${ratio(value)} (${name})${missing > 0 ? `; ${missing} route(s) not measured` : ''}`;
+}
+
+/**
+ * The issue's targets, read from the 50-connection rows of the table (the api at its default LOG_LEVEL=info),
+ * the whole run's peak RSS, and the start-up samples. Reported, never asserted: timings on a shared machine are
+ * evidence, not a pass/fail gate.
+ */
+export function evaluateTargets(rows: Row[], startup: StartupSamples | undefined): TargetLine[] {
+  const views = rows.filter((row) => row.connections === 50).map(viewRow);
+  const byName = new Map(views.map((v) => [v.scenario, v]));
+  const pick = (names: string[], value: (v: RowView) => number): [string, number][] =>
+    names.map((name) => {
+      const view = byName.get(name);
+      return [name, view === undefined ? Number.NaN : value(view)];
+    });
+  const all = (value: (v: RowView) => number): [string, number][] => views.map((v) => [v.scenario, value(v)]);
+  const lines: TargetLine[] = [];
+  const add = (target: string, pairs: [string, number][], ok: (v: number) => boolean, measured: string) => {
+    const values = pairs.map(([, value]) => value);
+    lines.push({ target, measured, met: met(values, ok) });
+  };
+
+  const faster = all((v) => v.apiNaive);
+  add('api faster than naive on every route (req/s)', faster, (v) => v > 1, worst(faster, 'lowest'));
+  for (const [names, floor] of [
+    [['list20', 'get-by-id', 'create'], 0.6],
+    [['list100-available'], 0.55],
+    [['unauthorized'], 0.5],
+  ] as const) {
+    const pairs = pick([...names], (v) => v.apiRaw);
+    add(`api ≥ ${floor}x raw on ${names.join(', ')}`, pairs, (v) => v >= floor, each(pairs));
+  }
+  const cpu = all((v) => v.cpuApiRaw);
+  add('server CPU per request ≤ 1.8x raw on every route', cpu, (v) => v <= 1.8, worst(cpu, 'highest'));
+  const rest = (name: string) => byName.get(name)?.servers.api.rps.median ?? Number.NaN;
+  const trpc: [string, number][] = [
+    ['trpc-list20/list20', rest('trpc-list20') / rest('list20')],
+    ['trpc-create/create', rest('trpc-create') / rest('create')],
+  ];
+  add('tRPC ≥ 0.8x REST on the same operation (api req/s)', trpc, (v) => v >= 0.8, each(trpc));
+  const p99 = all((v) => v.p99ApiRaw);
+  add('p99 ≤ 2x raw on every route', p99, (v) => v <= 2, worst(p99, 'highest'));
+
+  const peak = (name: ServerName) =>
+    Math.max(...rows.flatMap((row) => row.runs[name].map((r) => r.peakRss))) / MiB;
+  const rss = peak('api') / peak('raw');
+  add(
+    'peak RSS ≤ 1.3x raw (whole run)',
+    [['rss', rss]],
+    (v) => v <= 1.3,
+    `${ratio(rss)} (api ${fmt(peak('api'), 0)} MiB, raw ${fmt(peak('raw'), 0)} MiB)`,
+  );
+  const startupMs = startup === undefined ? Number.NaN : median(startup.api);
+  add(
+    'api start-up to first answer < 300 ms',
+    [['startup', startupMs]],
+    (v) => v < 300,
+    Number.isFinite(startupMs) ? `${fmt(startupMs, 0)} ms (median)` : 'n/a',
+  );
+  return lines;
+}
+
+export function renderTargets(lines: TargetLine[]): string {
+  return [
+    '| target | measured | met? |',
+    '| --- | --- | --- |',
+    ...lines.map((line) => `| ${line.target} | ${line.measured} | ${line.met} |`),
   ].join('\n');
 }

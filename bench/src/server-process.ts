@@ -1,6 +1,6 @@
 // The servers under test run as child processes, each on its own port on 127.0.0.1, so their memory and CPU
 // are their own and the load generator never shares their event loop.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -8,10 +8,14 @@ export interface ServerProcess {
   label: string;
   baseUrl: string;
   pid: number;
+  /** Milliseconds from spawn to the first 200 answer to an authorized `GET /v1/pets`. */
+  startupMs: number;
   /** Resets the kernel's peak-RSS mark (VmHWM), so the next reading covers only what follows; false if not allowed. */
   resetPeakRss(): boolean;
   /** Current and peak resident set size in bytes, from /proc/<pid>/status. */
   readRss(): { rss: number; peak: number };
+  /** CPU time the process has used so far (user + system, all threads), in microseconds, from /proc/<pid>/stat. */
+  readCpuMicros(): number;
   stop(): Promise<void>;
 }
 
@@ -38,6 +42,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux almost everywhere). */
+const CLOCK_TICKS_PER_SEC = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime (fields 14 and 15), read after the `(comm)` field, which may contain spaces. */
+function readCpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks / CLOCK_TICKS_PER_SEC) * 1e6;
+}
+
 function readStatusKb(pid: number, field: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
@@ -60,13 +81,15 @@ async function waitReady(
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Often, so that the start-up time is measured to ~10 ms; a refused connection costs next to nothing.
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`server did not answer ${url} within 60 s:\n${stderr()}`);
 }
 
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const port = await freePort();
+  const spawnedAt = performance.now();
   // stdout (the api's request log) goes to /dev/null: the api still formats and writes every line, as in
   // production, but no reader competes for the two cores. stderr is kept for error reports.
   const child = spawn(process.execPath, spec.args, {
@@ -78,12 +101,19 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     stderrText = (stderrText + chunk.toString()).slice(-8_000);
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitReady(child, `${baseUrl}${spec.readyPath}`, spec.apiKey, () => stderrText);
+  try {
+    await waitReady(child, `${baseUrl}${spec.readyPath}`, spec.apiKey, () => stderrText);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  const startupMs = performance.now() - spawnedAt;
   const pid = child.pid as number;
   return {
     label: spec.label,
     baseUrl,
     pid,
+    startupMs,
     resetPeakRss() {
       // "5" clears the peak RSS mark (Documentation/filesystems/proc.rst); allowed for our own child.
       try {
@@ -95,6 +125,9 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     },
     readRss() {
       return { rss: readStatusKb(pid, 'VmRSS'), peak: readStatusKb(pid, 'VmHWM') };
+    },
+    readCpuMicros() {
+      return readCpuMicros(pid);
     },
     stop() {
       return new Promise((resolve) => {
