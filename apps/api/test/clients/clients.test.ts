@@ -3,12 +3,7 @@
 import { ERROR_CODES } from '@petstore/schema';
 import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DATABASE_KINDS,
-  startTestServer,
-  TEST_API_KEY,
-  type TestServer,
-} from '../../../apps/api/test/support/test-server.js';
+import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
 import {
   apiErrorOf,
   createRestClient,
@@ -16,7 +11,7 @@ import {
   PetStoreApiError,
   type PetStoreTrpcClient,
   type RestClient,
-} from '../src/index.js';
+} from './client.js';
 
 const ABOVE_2_53 = 9007199254740993n;
 const INT64_MAX = 9223372036854775807n;

@@ -4,18 +4,14 @@
 import { INT64_MAX, INT64_MIN, LIST_LIMIT, PET_NAME_MAX_LENGTH, PET_STATUSES } from '@petstore/schema';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startTestServer,
-  TEST_API_KEY,
-  type TestServer,
-} from '../../../apps/api/test/support/test-server.js';
+import { startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
 import {
   apiErrorOf,
   createRestClient,
   createTrpcClient,
   type PetStoreTrpcClient,
   type RestClient,
-} from '../src/index.js';
+} from './client.js';
 
 const SEED = 20261121;
 const RUNS = 60;
