@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetsService } from '../src/pets/pets.service.js';
 import { createAppRouter } from '../src/trpc/router.js';
 import { createCallerFactory } from '../src/trpc/trpc.js';
-import { rawCall } from './support/http.js';
+import { type Reply, rawCall } from './support/http.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
 /** The Error body tRPC puts in `data.error`, read back from an HTTP reply (superjson-encoded). */
@@ -98,6 +98,128 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
       });
       const unknownKey = await get('pets.list', { offset: 5 });
       expect(errorOf(await unknownKey.json()).message).toBe('unknown query parameter "offset"');
+    });
+
+    describe('holds raw input to the rules REST applies to the same input', () => {
+      const post = (path: string, body: string | Buffer, contentType = 'application/json') =>
+        rawCall(server.baseUrl, `/trpc/${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': contentType },
+          body,
+        });
+      const getRaw = (path: string, query: string) =>
+        rawCall(server.baseUrl, `/trpc/${path}?${query}`, {
+          headers: { authorization: `Bearer ${TEST_API_KEY}` },
+        });
+      const expectRefusal = (reply: Reply, status: number, code: string, message?: RegExp) => {
+        expect(reply.status, reply.text).toBe(status);
+        const error = errorOf(reply.body);
+        expect(error).toMatchObject({ code, status });
+        if (message) expect(error.message).toMatch(message);
+      };
+
+      it('refuses bigint texts that are not decimal digits instead of reading 0x10 as 16', async () => {
+        for (const text of ['0x10', '0b11', '0o7', '', ' 12 ', '12n', '1e3', '+5', '١٢']) {
+          const body = JSON.stringify({
+            json: { name: 'Rex', categoryId: text },
+            meta: { values: { categoryId: ['bigint'] } },
+          });
+          expectRefusal(
+            await post('pets.create', body),
+            400,
+            'validation_failed',
+            /^categoryId: must be an integer/,
+          );
+        }
+        const ok = JSON.stringify({
+          json: { name: 'Rex', categoryId: '-9223372036854775808' },
+          meta: { values: { categoryId: ['bigint'] } },
+        });
+        expect((await post('pets.create', ok)).status).toBe(200);
+      });
+
+      it('refuses numbers whose text is not exactly an integer, as REST does', async () => {
+        for (const text of ['4.0000000000000000001', '1e-400']) {
+          const body = `{"json":{"name":"Rex","categoryId":${text}}}`;
+          expectRefusal(
+            await post('pets.create', body),
+            400,
+            'validation_failed',
+            /^categoryId: must be an integer/,
+          );
+        }
+        const exact = await post('pets.create', '{"json":{"name":"Rex","categoryId":7000e-3}}');
+        expect(exact.status).toBe(200);
+      });
+
+      it('refuses what is not a superjson envelope instead of ignoring it', async () => {
+        expectRefusal(
+          await getRaw('pets.list', `input=${encodeURIComponent('{"limit":101}')}`),
+          400,
+          'validation_failed',
+          /superjson envelope/,
+        );
+        expectRefusal(await post('pets.create', '{"name":"Rex","categoryId":1}'), 400, 'validation_failed');
+        expectRefusal(
+          await getRaw('pets.list', `input=${encodeURIComponent('{"json":{"limit":101}}')}`),
+          400,
+          'validation_failed',
+          /^limit: must be an integer between 1 and 100$/,
+        );
+      });
+
+      it('refuses invalid UTF-8, __proto__ keys and other media types as REST does', async () => {
+        const invalidUtf8 = Buffer.concat([
+          Buffer.from('{"json":{"name":"'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from('","categoryId":1}}'),
+        ]);
+        expectRefusal(await post('pets.create', invalidUtf8), 400, 'malformed_json');
+        expectRefusal(
+          await getRaw('pets.list', 'input=%7B%22json%22%3A%7B%22status%22%3A%22%FF%22%7D%7D'),
+          400,
+          'malformed_json',
+        );
+        const proto = '{"json":{"name":"Rex","categoryId":1,"__proto__":{"admin":true}}}';
+        expectRefusal(
+          await post('pets.create', proto),
+          400,
+          'validation_failed',
+          /unknown field "__proto__"/,
+        );
+        for (const type of [
+          'application/json; charset=latin1',
+          'multipart/form-data; boundary=x',
+          'application/octet-stream',
+          'text/plain',
+        ]) {
+          expectRefusal(
+            await post('pets.create', '{"json":{"name":"Rex","categoryId":1}}', type),
+            415,
+            'unsupported_media_type',
+          );
+        }
+      });
+
+      it('caps a batch at 10 calls and refuses more before running any', async () => {
+        const paths = (n: number) => Array(n).fill('pets.list').join(',');
+        const ten = await getRaw(paths(10), 'batch=1');
+        expect(ten.status).toBe(200);
+        expect(ten.body).toHaveLength(10);
+        expectRefusal(await getRaw(paths(11), 'batch=1'), 400, 'validation_failed', /at most 10 calls/);
+        const creates = JSON.stringify(
+          Object.fromEntries(
+            Array.from({ length: 11 }, (_, i) => [i, { json: { name: `b${i}`, categoryId: 1 } }]),
+          ),
+        );
+        const before = (await caller.pets.list({ limit: 100 })).length;
+        expectRefusal(
+          await post(`${Array(11).fill('pets.create').join(',')}?batch=1`, creates),
+          400,
+          'validation_failed',
+        );
+        expect((await caller.pets.list({ limit: 100 })).length).toBe(before);
+      });
     });
 
     it('marks pets.get deprecated with the REST headers and sends no stack traces', async () => {

@@ -15,8 +15,20 @@ describe('int64-exact JSON', () => {
   });
 
   it('leaves safe numbers and non-integers as numbers', () => {
-    expect(parseJson('[1, -0, 1.5, 1e-5]')).toEqual([1, -0, 1.5, 1e-5]);
-    expect(typeof parseJson('9007199254740993.5')).toBe('number');
+    expect(parseJson('[1, -0, 1.5, 1e-5, 0.1]')).toEqual([1, -0, 1.5, 1e-5, 0.1]);
+  });
+
+  it('reads text that denotes an integer exactly in another form as that integer', () => {
+    expect(parseJson('[1.0, 1e3, 1E2, 7000e-3, 100e-2, -5.00]')).toEqual([1, 1000, 100, 7, 1, -5]);
+  });
+
+  it('never turns a number that is not exactly an integer into one: NaN, which no integer schema accepts', () => {
+    // JSON.parse reads each of these as an integer (4, 0, 9007199254740994, 1) although the text denotes none.
+    for (const text of ['4.0000000000000000001', '1e-400', '9007199254740993.5', '0.99999999999999999999']) {
+      expect(Number.isInteger(JSON.parse(text)), text).toBe(true);
+      expect(parseJson(text), text).toBeNaN();
+    }
+    expect(parseJson('{"categoryId":4.0000000000000000001}')).toEqual({ categoryId: Number.NaN });
   });
 
   it('writes bigint as bare JSON numbers', () => {

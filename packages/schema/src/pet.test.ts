@@ -83,6 +83,30 @@ describe('NewPet', () => {
     }
   });
 
+  it('counts the name length in Unicode code points, at the boundary in both units', () => {
+    const emoji = '\u{1F436}'; // one code point, two UTF-16 code units
+    const accepted = [emoji.repeat(255), 'a'.repeat(255), `${emoji.repeat(254)}a`];
+    const refused = [emoji.repeat(256), 'a'.repeat(256), `${emoji.repeat(255)}a`];
+    for (const name of accepted) expect(errorOf(NewPetSchema.safeParse({ name, categoryId: 1 }))).toBe('accepted');
+    for (const name of refused) {
+      expect(errorOf(NewPetSchema.safeParse({ name, categoryId: 1 }))).toBe(
+        'name: must be at most 255 characters long',
+      );
+    }
+    expect(emoji.repeat(255).length).toBe(510);
+  });
+
+  it('refuses a categoryId whose JSON text is not exactly an integer', () => {
+    for (const text of ['4.0000000000000000001', '1e-400', '1.5']) {
+      expect(errorOf(NewPetSchema.safeParse(parseJson(`{"name":"Rex","categoryId":${text}}`)))).toBe(
+        'categoryId: must be an integer (int64)',
+      );
+    }
+    for (const [text, value] of [['1.0', 1n], ['1e3', 1000n], ['7000e-3', 7n]] as const) {
+      expect(NewPetSchema.parse(parseJson(`{"name":"Rex","categoryId":${text}}`)).categoryId).toBe(value);
+    }
+  });
+
   it('takes every int64 exactly, at both ends of the range, from JSON text', () => {
     for (const text of ['-9223372036854775808', '9223372036854775807', '9007199254740993', '0']) {
       const parsed = NewPetSchema.parse(parseJson(`{"name":"Rex","categoryId":${text}}`));
