@@ -87,7 +87,8 @@ describe('NewPet', () => {
     const emoji = '\u{1F436}'; // one code point, two UTF-16 code units
     const accepted = [emoji.repeat(255), 'a'.repeat(255), `${emoji.repeat(254)}a`];
     const refused = [emoji.repeat(256), 'a'.repeat(256), `${emoji.repeat(255)}a`];
-    for (const name of accepted) expect(errorOf(NewPetSchema.safeParse({ name, categoryId: 1 }))).toBe('accepted');
+    for (const name of accepted)
+      expect(errorOf(NewPetSchema.safeParse({ name, categoryId: 1 }))).toBe('accepted');
     for (const name of refused) {
       expect(errorOf(NewPetSchema.safeParse({ name, categoryId: 1 }))).toBe(
         'name: must be at most 255 characters long',
@@ -102,7 +103,11 @@ describe('NewPet', () => {
         'categoryId: must be an integer (int64)',
       );
     }
-    for (const [text, value] of [['1.0', 1n], ['1e3', 1000n], ['7000e-3', 7n]] as const) {
+    for (const [text, value] of [
+      ['1.0', 1n],
+      ['1e3', 1000n],
+      ['7000e-3', 7n],
+    ] as const) {
       expect(NewPetSchema.parse(parseJson(`{"name":"Rex","categoryId":${text}}`)).categoryId).toBe(value);
     }
   });
