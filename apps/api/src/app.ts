@@ -35,6 +35,8 @@ export interface AppDeps {
   rateLimitPerMinute?: number | undefined;
   /** The OpenAPI `servers` (public URLs of the environments); the serving host when absent. */
   servers?: readonly OpenApiServer[] | undefined;
+  /** tRPC's plain JSON calls served without its fetch adapter (default true; the tests compare both). */
+  trpcFastPath?: boolean | undefined;
 }
 
 /** Headers a browser client may read from our responses (CORS). */
@@ -96,6 +98,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(
     '/v1/trpc',
     trpcMiddleware(createAppRouter(handlers), {
+      fastPath: deps.trpcFastPath ?? true,
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
     }),

@@ -13,6 +13,7 @@ import type { AccessGuard, Caller } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import type { AppRouter } from './router.js';
+import { createTrpcFastPath } from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** tRPC codes for the statuses our checks before tRPC can answer with. */
@@ -51,6 +52,8 @@ function queryParameter(search: string, name: string): string | undefined {
 }
 
 export interface TrpcHttpDeps {
+  /** Serve plain JSON calls without tRPC's fetch adapter (default true; false in the test that compares both). */
+  fastPath?: boolean;
   guard: AccessGuard;
   onInternalError: (error: unknown, path: string | undefined) => void;
 }
@@ -63,9 +66,17 @@ export interface TrpcHttpDeps {
  * exact numbers) and every input must be a superjson envelope. Errors found here are written in tRPC's own
  * error format, with the same `Error` body in `error.data.error`.
  */
+/** Headers of a tRPC answer: a deprecated procedure's, and those our errors carry (WWW-Authenticate, Retry-After). */
+function responseHeaders(paths: readonly string[], errors: readonly TRPCError[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const path of paths) Object.assign(headers, DEPRECATED.get(path));
+  for (const error of errors) Object.assign(headers, toAppError(error.cause)?.headers);
+  return headers;
+}
+
 export function trpcMiddleware(
   appRouter: AppRouter,
-  { guard, onInternalError }: TrpcHttpDeps,
+  { guard, onInternalError, fastPath: useFastPath = true }: TrpcHttpDeps,
 ): RequestHandler {
   const callers = new WeakMap<IncomingMessage, Caller>();
   const config = appRouter._def._config;
@@ -76,14 +87,11 @@ export function trpcMiddleware(
       if (caller === undefined) throw new Error('tRPC request without an admitted caller');
       return { caller, onInternalError };
     },
-    responseMeta({ info, errors }) {
-      const headers: Record<string, string> = {};
-      for (const call of info?.calls ?? []) Object.assign(headers, DEPRECATED.get(call.path));
-      // The extra headers of our errors (WWW-Authenticate, Retry-After), as REST sends them.
-      for (const error of errors) Object.assign(headers, toAppError(error.cause)?.headers);
-      return { headers };
-    },
+    responseMeta: ({ info, errors }) => ({
+      headers: responseHeaders(info?.calls.map((call) => call.path) ?? [], errors),
+    }),
   });
+  const fastPath = createTrpcFastPath(appRouter, responseHeaders);
 
   const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
     const appError = toAppError(error);
@@ -114,6 +122,7 @@ export function trpcMiddleware(
     const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
     let batch = false;
     let procedures = [path];
+    let inputText: string | undefined;
     try {
       try {
         path = decodeURIComponent(rawPath);
@@ -140,12 +149,15 @@ export function trpcMiddleware(
         const body = await readJsonBody(req);
         checkTrpcInputs(body.value, batch, procedures.length);
         (req as IncomingMessage & { body?: unknown }).body = body.text;
+        inputText = body.text;
       } else {
-        const input = queryParameter(search, 'input');
-        if (input !== undefined)
-          checkTrpcInputs(parseJsonText(input, 'query parameter "input"'), batch, procedures.length);
+        inputText = queryParameter(search, 'input');
+        if (inputText !== undefined)
+          checkTrpcInputs(parseJsonText(inputText, 'query parameter "input"'), batch, procedures.length);
       }
       callers.set(req, caller);
+      const ctx = { caller, onInternalError };
+      if (useFastPath && (await fastPath(req, res, { paths: procedures, batch, inputText, ctx }))) return;
     } catch (error) {
       // A method tRPC does not speak at all is answered as any other path would answer it.
       if (error instanceof AppError && error.code === 'method_not_allowed') sendError(res, error);

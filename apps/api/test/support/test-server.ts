@@ -30,7 +30,7 @@ export interface TestServer {
 export async function startTestServer(
   kind: DatabaseKind,
   label: string,
-  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute'> & {
+  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute' | 'trpcFastPath'> & {
     /** Serve over this database instead, unmigrated (UNREACHABLE_DATABASE for outages). */
     databaseUrl?: string;
   } = {},

@@ -1,0 +1,82 @@
+// The tRPC fast path (src/trpc/trpc-fast-path.ts) answers plain JSON calls without tRPC's fetch adapter. It must
+// answer exactly as tRPC's own handler does: the same requests go to two servers over identical fresh databases,
+// one with the fast path and one without, and every status, body and meaningful header must be equal.
+import superjson from 'superjson';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawCall } from './support/http.js';
+import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
+
+const HEADERS = ['content-type', 'vary', 'deprecation', 'sunset', 'link', 'www-authenticate', 'retry-after'];
+
+const input = (value: unknown) => encodeURIComponent(JSON.stringify(superjson.serialize(value)));
+const batchInput = (values: unknown[]) =>
+  encodeURIComponent(JSON.stringify(Object.fromEntries(values.map((v, i) => [i, superjson.serialize(v)]))));
+
+/** [method, path under /v1, body] — run in order on both servers. */
+const REQUESTS: [string, string, string?][] = [
+  [
+    'POST',
+    '/trpc/pets.create',
+    JSON.stringify(superjson.serialize({ name: 'Rex', categoryId: 9007199254740993n })),
+  ],
+  [
+    'POST',
+    '/trpc/pets.create',
+    JSON.stringify(superjson.serialize({ name: 'Kit', categoryId: 2, status: 'sold' })),
+  ],
+  ['GET', `/trpc/pets.list?input=${input({ limit: 5 })}`],
+  ['GET', '/trpc/pets.list'],
+  ['GET', `/trpc/pets.list?input=${input({ status: 'sold' })}`],
+  ['GET', `/trpc/pets.get?input=${input({ petId: 1n })}`],
+  ['GET', `/trpc/pets.get?input=${input({ petId: 9223372036854775807n })}`],
+  ['GET', `/trpc/pets.list?input=${input({ limit: 0 })}`],
+  ['GET', `/trpc/pets.list,pets.get?batch=1&input=${batchInput([{ limit: 1 }, { petId: 2n }])}`],
+  ['GET', `/trpc/pets.get,pets.get?batch=1&input=${batchInput([{ petId: 1n }, { petId: 99n }])}`],
+  ['GET', `/trpc/pets.list,pets.list?batch=1&input=${batchInput([{ limit: 0 }, { status: 'lost' }])}`],
+  [
+    'POST',
+    '/trpc/pets.create,pets.create?batch=1',
+    JSON.stringify({
+      0: superjson.serialize({ name: 'A', categoryId: 1 }),
+      1: superjson.serialize({ name: '', categoryId: 1 }),
+    }),
+  ],
+  ['POST', '/trpc/pets.create', JSON.stringify(superjson.serialize({ name: 'x', categoryId: 1, id: 5 }))],
+  ['GET', '/trpc/pets.create'],
+  ['POST', '/trpc/pets.list', '{}'],
+  ['GET', '/trpc/pets.nope'],
+];
+
+describe('the tRPC fast path', () => {
+  let fast: TestServer;
+  let slow: TestServer;
+  beforeAll(async () => {
+    fast = await startTestServer('pglite', 'fast', { trpcFastPath: true });
+    slow = await startTestServer('pglite', 'slow', { trpcFastPath: false });
+  });
+  afterAll(async () => {
+    await fast?.close();
+    await slow?.close();
+  });
+
+  it('answers every call exactly as tRPC itself does: status, body and headers', async () => {
+    for (const [method, path, body] of REQUESTS) {
+      const send = (server: TestServer) =>
+        rawCall(server.baseUrl, path, {
+          method,
+          headers: {
+            authorization: `Bearer ${TEST_API_KEY}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body,
+        });
+      const [viaFast, viaSlow] = [await send(fast), await send(slow)];
+      const view = (reply: Awaited<ReturnType<typeof send>>) => ({
+        status: reply.status,
+        text: reply.text,
+        headers: Object.fromEntries(HEADERS.map((name) => [name, reply.headers.get(name)])),
+      });
+      expect(view(viaFast), `${method} ${path}`).toEqual(view(viaSlow));
+    }
+  });
+});
