@@ -2,6 +2,7 @@ import type { OpenApiServer } from '@petstore/schema';
 import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
+import type { Sql } from './db/sql.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter } from './http/docs.js';
@@ -21,6 +22,8 @@ import { trpcMiddleware } from './trpc/trpc.express.js';
 
 export interface AppDeps {
   prisma: PrismaClient;
+  /** The hot statements (db/sql.ts), on the same database as `prisma`. */
+  sql: Sql;
   logger: Logger;
   /** Keys accepted besides those issued with `pnpm keys` (API_KEYS, or the development key). */
   apiKeys: readonly string[];
@@ -60,7 +63,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   // One domain layer: the service functions serve the contract's operations, on both transports.
-  const handlers: OperationHandlers = createPetsService(prisma);
+  const handlers: OperationHandlers = createPetsService(deps.sql);
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
     find: createApiKeysService(prisma).findActive,

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
   const servers = publicServers(config);
   const app = createApp({
     prisma: database.prisma,
+    sql: database.sql,
     logger,
     apiKeys,
     migrations: await listMigrationNames(),

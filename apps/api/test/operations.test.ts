@@ -106,7 +106,7 @@ describe('readiness', () => {
     await applyPendingMigrations(database.migrationAdapter);
     const migrations = [...(await listMigrationNames()), '29991231000000_from_the_future'];
     const api = await listen(
-      createApp({ prisma: database.prisma, logger, apiKeys: [TEST_API_KEY], migrations }),
+      createApp({ prisma: database.prisma, sql: database.sql, logger, apiKeys: [TEST_API_KEY], migrations }),
     );
     try {
       const reply = await call(api.baseUrl.replace(/\/v1$/, ''), '/readyz', { apiKey: null });
@@ -130,7 +130,13 @@ describe('database unreachable', () => {
       logger,
     });
     api = await listen(
-      createApp({ prisma: database.prisma, logger, apiKeys: [TEST_API_KEY], migrations: [] }),
+      createApp({
+        prisma: database.prisma,
+        sql: database.sql,
+        logger,
+        apiKeys: [TEST_API_KEY],
+        migrations: [],
+      }),
     );
     close = async () => {
       await api.close();
@@ -199,6 +205,7 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
       const api = await listen(
         createApp({
           prisma: db.prisma,
+          sql: db.sql,
           logger,
           apiKeys: [TEST_API_KEY, OTHER_API_KEY],
           migrations: [],
@@ -297,7 +304,13 @@ describe('pnpm keys (the CLI)', () => {
 
     const database2 = await openDatabase({ databaseUrl: database.url, dataDir: '', logger });
     const api = await listen(
-      createApp({ prisma: database2.prisma, logger, apiKeys: [TEST_API_KEY], migrations: [] }),
+      createApp({
+        prisma: database2.prisma,
+        sql: database2.sql,
+        logger,
+        apiKeys: [TEST_API_KEY],
+        migrations: [],
+      }),
     );
     try {
       expect((await call(api.baseUrl, '/pets', { apiKey: key })).status).toBe(200);

@@ -15,7 +15,7 @@ const errorOf = (body: unknown) => {
 };
 
 function callers(server: TestServer) {
-  const createCaller = createCallerFactory(createAppRouter(createPetsService(server.database.prisma)));
+  const createCaller = createCallerFactory(createAppRouter(createPetsService(server.database.sql)));
   return { caller: createCaller({ caller: { subject: 'env:0' }, onInternalError: () => {} }) };
 }
 

@@ -12,6 +12,7 @@ import {
   pgMigrationAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from './migrate.js';
+import { createSql, type Sql, statementNames } from './sql.js';
 
 export type DatabaseKind = 'postgresql' | 'pglite';
 
@@ -25,6 +26,8 @@ export interface Database {
   /** For logs and the startup line; never contains a password. */
   description: string;
   prisma: PrismaClient;
+  /** The hot statements, through Prisma's driver adapter without the client's query pipeline (db/sql.ts). */
+  sql: Sql;
   migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
   close(): Promise<void>;
 }
@@ -67,10 +70,12 @@ export async function openDatabase({
     // would crash the process. The pool replaces the connection on next use.
     pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    const sql = createSql(await new PrismaPg(pool, { statementNameGenerator: statementNames() }).connect());
     return {
       kind: 'postgresql',
       description: `PostgreSQL ${redactUrl(databaseUrl)}`,
       prisma,
+      sql,
       migrationAdapter: pgMigrationAdapter(databaseUrl),
       async close() {
         await prisma.$disconnect();
@@ -89,10 +94,12 @@ export async function openDatabase({
     throw error;
   });
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const sql = createSql(await new PrismaPGlite(pglite).connect());
   return {
     kind: 'pglite',
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,
     prisma,
+    sql,
     migrationAdapter: pgliteMigrationAdapter(pglite),
     async close() {
       await prisma.$disconnect();

@@ -1,17 +1,20 @@
 import type { OperationParsedInput, Pet } from '@petstore/schema';
+import { int8, type Sql } from '../db/sql.js';
 import { AppError } from '../errors.js';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
-/** The columns a Pet is made of, for the query builder (create) and for the SQL reads. */
-const PET_COLUMNS = { id: true, name: true, categoryId: true, status: true } as const;
-const SELECT_PETS = Prisma.sql`SELECT id, name, category_id AS "categoryId", status::text AS status FROM pets`;
+const COLUMNS = 'id, name, category_id, status::text';
+// The statements the pet operations run: fixed texts, so each is prepared once per connection. The filtered list
+// is exactly the shape pets_status_id_idx serves (an index range scan, no sort); the unfiltered one walks the
+// primary key.
+const LIST_ALL = `SELECT ${COLUMNS} FROM pets ORDER BY id LIMIT $1`;
+const LIST_BY_STATUS = `SELECT ${COLUMNS} FROM pets WHERE status = $1::pet_status ORDER BY id LIMIT $2`;
+const GET = `SELECT ${COLUMNS} FROM pets WHERE id = $1`;
+const CREATE = `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3::pet_status) RETURNING ${COLUMNS}`;
 
-type PetRow = { id: bigint; name: string; categoryId: bigint; status: Pet['status'] | null };
-
-/** A row becomes a Pet; a NULL status is left out, never sent as `"status": null`. */
-function toPet(row: PetRow): Pet {
-  const pet: Pet = { id: row.id, name: row.name, categoryId: row.categoryId };
-  if (row.status !== null) pet.status = row.status;
+/** A row (columns in COLUMNS order) becomes a Pet; a NULL status is left out, never sent as `"status": null`. */
+function toPet(row: unknown[]): Pet {
+  const pet: Pet = { id: int8(row[0]), name: row[1] as string, categoryId: int8(row[2]) };
+  if (row[3] !== null) pet.status = row[3] as NonNullable<Pet['status']>;
   return pet;
 }
 
@@ -33,27 +36,29 @@ export interface PetsService {
  * The pet rules, shared by REST and tRPC. Inputs are already validated against @petstore/schema by the
  * transport that received them; this layer owns ordering, defaults applied at storage and not-found.
  */
-export function createPetsService(prisma: PrismaClient): PetsService {
+export function createPetsService(sql: Sql): PetsService {
   return {
-    async listPets(query) {
-      // The hottest read, as plain SQL through Prisma: it skips the query compiler (the largest cost per request
-      // in the profile, see bench/PROFILE.md) and is exactly the shape pets_status_id_idx serves.
+    async listPets({ limit, status }) {
       const rows =
-        query.status === undefined
-          ? await prisma.$queryRaw<PetRow[]>`${SELECT_PETS} ORDER BY id LIMIT ${query.limit}`
-          : await prisma.$queryRaw<PetRow[]>`
-              ${SELECT_PETS} WHERE status = ${query.status}::pet_status ORDER BY id LIMIT ${query.limit}`;
+        status === undefined
+          ? await sql.rows(LIST_ALL, [{ value: limit, type: 'int' }])
+          : await sql.rows(LIST_BY_STATUS, [
+              { value: status, type: 'string' },
+              { value: limit, type: 'int' },
+            ]);
       return rows.map(toPet);
     },
-    async createPet(newPet) {
-      const row = await prisma.pet.create({
-        select: PET_COLUMNS,
-        data: { name: newPet.name, categoryId: newPet.categoryId, status: newPet.status ?? null },
-      });
+    async createPet({ name, categoryId, status }) {
+      const [row] = await sql.rows(CREATE, [
+        { value: name, type: 'string' },
+        { value: categoryId, type: 'bigint' },
+        { value: status ?? null, type: 'string' },
+      ]);
+      if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
       return toPet(row);
     },
     async getPet({ petId }) {
-      const [row] = await prisma.$queryRaw<PetRow[]>`${SELECT_PETS} WHERE id = ${petId}`;
+      const [row] = await sql.rows(GET, [{ value: petId, type: 'bigint' }]);
       if (row === undefined) throw new AppError('pet_not_found', `no pet with id ${petId}`);
       return toPet(row);
     },
