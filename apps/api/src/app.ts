@@ -1,4 +1,4 @@
-import type { OpenApiServer } from '@petstore/schema';
+import { API_BASE_PATH, type OpenApiServer, TRPC_ENDPOINT } from '@petstore/schema';
 import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
@@ -99,7 +99,7 @@ export function createApp(deps: AppDeps): express.Express {
   // The hot path first: every REST operation of the contract, matched from one table.
   app.use(restHandler({ handlers, guard, bodyWriters: PET_BODY_WRITERS, onInternalError }));
   app.use(
-    '/v1/trpc',
+    `${API_BASE_PATH}${TRPC_ENDPOINT}`,
     trpcMiddleware(createAppRouter(handlers), {
       fastPath: deps.trpcFastPath ?? true,
       guard,

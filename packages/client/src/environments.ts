@@ -1,3 +1,4 @@
+import { API_BASE_PATH, checkApiBaseUrl } from '@petstore/schema';
 /** The two deployments the interface names. */
 export type PetStoreEnvironment = 'production' | 'staging';
 
@@ -50,18 +51,18 @@ export function resolveBaseUrl(target: PetStoreTarget, env: Environment = proces
   } else {
     throw new TypeError('pass { baseUrl: "https://<host>/v1" } or { environment: "production" | "staging" }');
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TypeError(`${source} is not a URL: ${JSON.stringify(url)}`);
+  const checked = checkApiBaseUrl(url);
+  if (checked.ok) return checked.url;
+  switch (checked.problem) {
+    case 'not-a-url':
+      throw new TypeError(`${source} is not a URL: ${JSON.stringify(url)}`);
+    case 'not-http':
+      throw new TypeError(
+        `${source} must be an http(s) URL without query or fragment: ${JSON.stringify(url)}`,
+      );
+    case 'no-version':
+      throw new TypeError(
+        `${source} must end in the version segment ${API_BASE_PATH}: ${JSON.stringify(url)}`,
+      );
   }
-  const trimmed = url.replace(/\/+$/, '');
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search || parsed.hash) {
-    throw new TypeError(`${source} must be an http(s) URL without query or fragment: ${JSON.stringify(url)}`);
-  }
-  if (!parsed.pathname.replace(/\/+$/, '').endsWith('/v1')) {
-    throw new TypeError(`${source} must end in the version segment /v1: ${JSON.stringify(url)}`);
-  }
-  return trimmed;
 }

@@ -1,4 +1,5 @@
 import type { AppRouter } from '@petstore/api/router';
+import { TRPC_ENDPOINT } from '@petstore/schema';
 import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient } from '@trpc/client';
 import superjson from 'superjson';
 import { type PetStoreEnvironment, resolveBaseUrl } from './environments.js';
@@ -36,7 +37,7 @@ export type TrpcClientOptions = (
 export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient {
   const url =
     options.environment !== undefined
-      ? `${resolveBaseUrl({ environment: options.environment })}/trpc`
+      ? `${resolveBaseUrl({ environment: options.environment })}${TRPC_ENDPOINT}`
       : options.url;
   if (typeof url !== 'string' || url === '')
     throw new TypeError('url is required, for example https://<host>/v1/trpc');

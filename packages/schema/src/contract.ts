@@ -17,6 +17,24 @@ export const REQUEST_BODY_LIMIT_BYTES = 64 * 1024;
 /** Most calls one tRPC batch may carry; more is 400 `validation_failed` before any call runs. */
 export const TRPC_MAX_BATCH_SIZE = 10;
 
+/**
+ * The rule for a public base URL of the API (what clients are given, what the OpenAPI `servers` list): an
+ * absolute http(s) URL whose path ends in {@link API_BASE_PATH}, without query or fragment. Trailing slashes
+ * are dropped. One rule for the server's configuration and the clients' presets.
+ */
+export function checkApiBaseUrl(
+  url: string,
+): { ok: true; url: string } | { ok: false; problem: 'not-a-url' | 'not-http' | 'no-version' } {
+  const parsed = URL.parse(url);
+  if (parsed === null) return { ok: false, problem: 'not-a-url' };
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search || parsed.hash) {
+    return { ok: false, problem: 'not-http' };
+  }
+  if (!parsed.pathname.replace(/\/+$/, '').endsWith(API_BASE_PATH))
+    return { ok: false, problem: 'no-version' };
+  return { ok: true, url: url.replace(/\/+$/, '') };
+}
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A response header an operation sets. */

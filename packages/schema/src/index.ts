@@ -13,6 +13,7 @@ export type {
 } from './contract.js';
 export {
   API_BASE_PATH,
+  checkApiBaseUrl,
   contract,
   DEPRECATION_HEADER_CONTRACTS,
   deprecationHeaders,
