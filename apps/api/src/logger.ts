@@ -6,9 +6,17 @@ import type { LogLevel } from './config.js';
  * paths are a second line of defence should a request object ever be logged whole.
  */
 export function createLogger(level: LogLevel) {
-  // Written asynchronously: a synchronous write per request line cost several percent of throughput under load.
-  // main flushes it before the process exits.
-  const destination = pino.destination({ dest: 1, sync: false });
+  // Written asynchronously and in blocks: a write(2) per request line showed in the 401 profile. Lines are
+  // buffered up to 8 KiB and flushed at least every 250 ms (so a quiet server's lines still appear promptly);
+  // main flushes the rest before the process exits.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      // Not ready yet, or already closed at shutdown: the next tick or main's final flush writes the lines.
+    }
+  }, 250).unref();
   return pino(
     {
       level,

@@ -34,9 +34,9 @@ function buildRecord(handlers: OperationHandlers): AppRouterRecord {
   const record: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const id = op.id as OperationId;
-    const base = procedure.input(op.input);
-    const built =
-      op.success.body === undefined ? base : base.output(op.success.body.schema as z.ZodType<unknown>);
+    // No `.output()`: like REST, tRPC sends what the service returns without validating it again (its type is
+    // the contract's already); validating 20 pets through zod cost a third of a tRPC list call.
+    const built = procedure.input(op.input);
     const resolve = ({ input }: { input: unknown }) => call[id](input);
     const group = record[op.trpc.router] ?? {};
     group[op.trpc.procedure] = op.trpc.kind === 'mutation' ? built.mutation(resolve) : built.query(resolve);
