@@ -103,7 +103,9 @@ const startApi = (
 ) =>
   startServer({
     label,
-    args: [...nodeFlags, apiMain],
+    // As `pnpm start` runs it (package.json): V8's young generation capped at 8 MiB per semi-space, which under
+    // 50 connections kept the peak RSS at about 216 MiB instead of 313 MiB at the same throughput.
+    args: ['--max-semi-space-size=8', ...nodeFlags, apiMain],
     env: serverEnv(databaseUrl, extra),
     readyPath: '/v1/pets?limit=1',
     apiKey: API_KEY,
