@@ -63,11 +63,37 @@ describe('parseConfig', () => {
     expect(() => parseConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}: `));
   });
 
-  it('refuses production without API_KEYS, and never prints a key in its messages', () => {
-    expect(() => parseConfig({ APP_ENV: 'production' })).toThrow(
-      /API_KEYS: is required when APP_ENV=production/,
+  it.each(['production'])('refuses APP_ENV=%s without API_KEYS', (appEnv) => {
+    expect(() => parseConfig({ APP_ENV: appEnv })).toThrow(
+      new RegExp(`^invalid configuration:\\n  API_KEYS: is required when APP_ENV=${appEnv}`),
     );
-    expect(parseConfig({ APP_ENV: 'production', API_KEYS: KEY }).apiKeys).toEqual([KEY]);
+    expect(parseConfig({ APP_ENV: appEnv, API_KEYS: KEY }).apiKeys).toEqual([KEY]);
+  });
+
+  it('accepts keys of token68 characters, the ones a Bearer header can carry', () => {
+    const keys = ['Az09-._~+/0123456789', 'ends-in-padding-0123==', `psk_${'x'.repeat(43)}`, 'k'.repeat(256)];
+    expect(parseConfig({ API_KEYS: keys.join(',') }).apiKeys).toEqual(keys);
+  });
+
+  it.each([
+    ['a character outside token68', 'has-a-bang-0123456789!'],
+    ['an = before the end', 'mid=equals-0123456789'],
+    ['a quote', 'quoted"key-0123456789'],
+    ['more than 256 characters', 'k'.repeat(257)],
+  ])('refuses a key with %s, naming API_KEYS without echoing the key', (_what, key) => {
+    let message = '';
+    try {
+      parseConfig({ API_KEYS: `${KEY},${key}` });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^invalid configuration:\n {2}API_KEYS: /);
+    expect(message).not.toContain(key);
+    expect(message).not.toContain(KEY);
+  });
+
+  it('never prints a key in its messages', () => {
     let message = '';
     try {
       parseConfig({ API_KEYS: `${KEY},bad key` });

@@ -1,11 +1,9 @@
 import { z } from 'zod';
+import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 
 // The only module that reads the environment. Everything else receives a Config, so tests pass their own.
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** An API key must be usable in an Authorization header as is and long enough not to be guessed. */
-const API_KEY_PATTERN = /^[\x21-\x7e]{16,256}$/;
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
@@ -55,11 +53,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
   API_KEYS: z.preprocess(
     emptyAsUndefined,
-    commaList(
-      z
-        .string()
-        .regex(API_KEY_PATTERN, 'each key must be 16 to 256 printable ASCII characters without spaces'),
-    )
+    commaList(z.string().regex(API_KEY_PATTERN, `each key must be ${API_KEY_RULE}`))
       .refine((keys) => keys.length > 0, 'must list at least one key')
       .optional(),
   ),

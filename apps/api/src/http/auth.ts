@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
+import { API_KEY_TOKEN } from '../keys/api-key-format.js';
 
 // `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110 section 11.1), the token is a
 // b64token (RFC 6750 section 2.1).
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const BEARER = new RegExp(`^bearer +(${API_KEY_TOKEN}) *$`, 'i');
 
 export const sha256 = (key: string) => createHash('sha256').update(key).digest();
 
