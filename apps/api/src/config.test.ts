@@ -63,7 +63,7 @@ describe('parseConfig', () => {
     expect(() => parseConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}: `));
   });
 
-  it.each(['production'])('refuses APP_ENV=%s without API_KEYS', (appEnv) => {
+  it.each(['production', 'staging'])('refuses APP_ENV=%s without API_KEYS', (appEnv) => {
     expect(() => parseConfig({ APP_ENV: appEnv })).toThrow(
       new RegExp(`^invalid configuration:\\n  API_KEYS: is required when APP_ENV=${appEnv}`),
     );

@@ -102,7 +102,10 @@ export interface Config {
   /** PostgreSQL when set; otherwise the embedded PGlite database in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
-  /** Keys from API_KEYS; undefined when none were configured (main then generates a development key). */
+  /**
+   * Keys from API_KEYS; undefined only in local development (APP_ENV unset), where main then uses a
+   * generated development key.
+   */
   apiKeys: string[] | undefined;
   /** undefined: a local development run. */
   appEnv: 'production' | 'staging' | undefined;
@@ -131,9 +134,10 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const env = result.data;
-  if (env.APP_ENV === 'production' && env.API_KEYS === undefined) {
+  // A development key is for local runs only: a deployed environment must say which keys it accepts.
+  if (env.APP_ENV !== undefined && env.API_KEYS === undefined) {
     throw new ConfigError(
-      'invalid configuration:\n  API_KEYS: is required when APP_ENV=production (a comma-separated list of keys)',
+      `invalid configuration:\n  API_KEYS: is required when APP_ENV=${env.APP_ENV} (a comma-separated list of keys)`,
     );
   }
   return {

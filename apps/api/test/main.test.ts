@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PetSchema } from '@petstore/schema';
@@ -105,11 +105,23 @@ describe('main: the process as users start it', () => {
     expect(await first.exited).toBe(0);
   });
 
-  it('refuses to start in production without API_KEYS, naming the variable', async () => {
-    const proc = startMain({ DATA_DIR: dataDir, APP_ENV: 'production' });
-    expect(await proc.exited).toBe(1);
-    expect(proc.output().stderr).toContain('API_KEYS: is required when APP_ENV=production');
-  });
+  it.each(['production', 'staging'])(
+    'refuses to start with APP_ENV=%s without API_KEYS, naming the variable, and makes or prints no key',
+    async (appEnv) => {
+      const emptyDir = await mkdtemp(join(tmpdir(), 'petstore-main-env-'));
+      try {
+        const proc = startMain({ DATA_DIR: emptyDir, APP_ENV: appEnv });
+        running.push(proc.child);
+        expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
+        const { stdout, stderr } = proc.output();
+        expect(stderr).toContain(`API_KEYS: is required when APP_ENV=${appEnv}`);
+        expect(stdout + stderr).not.toMatch(/dev_|Bearer/);
+        expect(await readdir(emptyDir)).toEqual([]);
+      } finally {
+        await rm(emptyDir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('refuses a bad value, naming the variable', async () => {
     const proc = startMain({ DATA_DIR: dataDir, PORT: 'eighty' });
