@@ -8,8 +8,9 @@ import { call } from './support/http.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 
 /** The real entry point, as `pnpm dev` runs it (TypeScript source), in its own process. */
-function startMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'], {
+function startMain(env: Record<string, string>, nodeOptions: string[] = []) {
+  const args = [...nodeOptions, '--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: join(import.meta.dirname, '..'),
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -122,6 +123,20 @@ describe('main: the process as users start it', () => {
       }
     },
   );
+
+  it('refuses to start on a Node without the exact-JSON features, saying which Node it needs', async () => {
+    // What Node 20 lacks: JSON.rawJSON (and the reviver's source text).
+    const proc = startMain({ DATA_DIR: dataDir, API_KEYS: 'node-key-0123456789abcdef' }, [
+      '--import',
+      'data:text/javascript,delete JSON.rawJSON',
+    ]);
+    running.push(proc.child);
+    expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
+    expect(proc.output().stderr).toBe(
+      `@petstore/schema needs Node >= 22 (JSON.rawJSON and JSON.parse source text); this is Node ${process.versions.node}\n`,
+    );
+    expect(proc.output().stdout).toBe('');
+  });
 
   it('refuses a bad value, naming the variable', async () => {
     const proc = startMain({ DATA_DIR: dataDir, PORT: 'eighty' });

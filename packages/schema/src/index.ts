@@ -24,3 +24,4 @@ export {
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
 } from './queries.js';
+export { assertExactJsonSupport } from './runtime.js';
