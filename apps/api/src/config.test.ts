@@ -13,6 +13,12 @@ describe('parseConfig', () => {
       apiKeys: undefined,
       appEnv: undefined,
       logLevel: 'info',
+      serverLimits: {
+        requestTimeoutMs: 30_000,
+        headersTimeoutMs: 10_000,
+        keepAliveTimeoutMs: 65_000,
+        maxConnections: 1_000,
+      },
     });
   });
 
@@ -26,6 +32,10 @@ describe('parseConfig', () => {
         API_KEYS: ` ${KEY} ,second-key-0123456789,`,
         APP_ENV: 'staging',
         LOG_LEVEL: 'warn',
+        HTTP_REQUEST_TIMEOUT_MS: '20000',
+        HTTP_HEADERS_TIMEOUT_MS: '5000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '75000',
+        HTTP_MAX_CONNECTIONS: '200',
       }),
     ).toEqual({
       port: 8080,
@@ -35,6 +45,12 @@ describe('parseConfig', () => {
       apiKeys: [KEY, 'second-key-0123456789'],
       appEnv: 'staging',
       logLevel: 'warn',
+      serverLimits: {
+        requestTimeoutMs: 20_000,
+        headersTimeoutMs: 5_000,
+        keepAliveTimeoutMs: 75_000,
+        maxConnections: 200,
+      },
     });
   });
 
@@ -58,6 +74,11 @@ describe('parseConfig', () => {
     [{ API_KEYS: 'has a space in the key!' }, 'API_KEYS'],
     [{ APP_ENV: 'prod' }, 'APP_ENV'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '2.5' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'long' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ HTTP_MAX_CONNECTIONS: '-1' }, 'HTTP_MAX_CONNECTIONS'],
   ])('refuses %j, naming the variable', (env, variable) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}: `));

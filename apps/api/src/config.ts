@@ -35,6 +35,17 @@ const PublicUrlSchema = z.preprocess(
     .optional(),
 );
 
+/** A duration in milliseconds, at least 1 (0 would switch Node's protection off). */
+const milliseconds = (fallback: number) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .min(1, 'must be at least 1 millisecond')
+      .default(fallback),
+  );
+
 const EnvSchema = z.object({
   PORT: z.preprocess(
     emptyAsUndefined,
@@ -89,12 +100,38 @@ const EnvSchema = z.object({
       .min(1, 'must be at least 1 (unset it to turn rate limiting off)')
       .optional(),
   ),
+  // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
+  HTTP_REQUEST_TIMEOUT_MS: milliseconds(30_000),
+  HTTP_HEADERS_TIMEOUT_MS: milliseconds(10_000),
+  // Above the idle timeout of common load balancers (AWS ALB 60 s, nginx 60 s), so that the balancer, not
+  // this server, closes an idle connection: otherwise it may send a request on a socket we are closing.
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(65_000),
+  HTTP_MAX_CONNECTIONS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of connections' })
+      .int('must be a whole number of connections')
+      .min(1, 'must be at least 1')
+      .default(1_000),
+  ),
   // Same names as @petstore/client's environment presets, so one deployment setting serves both.
   PETSTORE_PRODUCTION_URL: PublicUrlSchema,
   PETSTORE_STAGING_URL: PublicUrlSchema,
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** How long a client may take to send a request, and how many connections it may hold. */
+export interface ServerLimits {
+  /** The whole request, headers and body; then 408 and the connection is closed. */
+  requestTimeoutMs: number;
+  /** The request line and headers; at most requestTimeoutMs. */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open after a response. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; further ones are closed as soon as they are accepted. */
+  maxConnections: number;
+}
 
 export interface Config {
   port: number;
@@ -117,6 +154,7 @@ export interface Config {
   /** Public base URLs (ending in /v1) of both environments, listed as the OpenAPI `servers`; each optional. */
   productionUrl: string | undefined;
   stagingUrl: string | undefined;
+  serverLimits: ServerLimits;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +178,12 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       `invalid configuration:\n  API_KEYS: is required when APP_ENV=${env.APP_ENV} (a comma-separated list of keys)`,
     );
   }
+  // Node refuses a headers timeout longer than the request timeout (which includes the headers).
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      `invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`,
+    );
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -152,5 +196,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     productionUrl: env.PETSTORE_PRODUCTION_URL,
     stagingUrl: env.PETSTORE_STAGING_URL,
+    serverLimits: {
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
+    },
   };
 }

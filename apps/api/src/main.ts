@@ -8,6 +8,7 @@ import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { publicServers } from './http/docs.js';
 import { createLogger } from './logger.js';
+import { createHttpServer } from './server-limits.js';
 
 // First: on an older Node the int64 JSON helpers would round ids or throw mid-request; refuse to start instead.
 try {
@@ -44,10 +45,11 @@ async function main(): Promise<void> {
     rateLimitPerMinute: config.rateLimitPerMinute,
     servers,
   });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app, config.serverLimits);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(config.port, config.host);
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

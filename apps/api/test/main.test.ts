@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PetSchema } from '@petstore/schema';
@@ -93,6 +94,29 @@ describe('main: the process as users start it', () => {
     expect(stdout + stderr).not.toContain(key); // ...but never the key
     expect(stdout + stderr).not.toContain('wrong-key-0123456789');
     expect(stdout).not.toContain('curl -H');
+  });
+
+  it('applies the HTTP_* server limits', async () => {
+    const proc = startMain({
+      DATA_DIR: dataDir,
+      API_KEYS: 'limits-key-0123456789abcdef',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '7000',
+      HTTP_HEADERS_TIMEOUT_MS: '300',
+    });
+    running.push(proc.child);
+    const url = new URL(await proc.ready);
+    const reply = await fetch(`${url.origin}/healthz`);
+    expect(reply.headers.get('keep-alive')).toBe('timeout=7');
+    // Headers that never finish are cut off after 300 ms (plus Node's check interval), not 60 s.
+    const socket = connect(Number(url.port), url.hostname);
+    socket.on('error', () => {});
+    socket.resume(); // read to the end, so that the server's close is seen
+    const started = Date.now();
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
   });
 
   it('refuses to open an embedded data directory another process is using', async () => {
