@@ -13,6 +13,12 @@ describe('parseConfig', () => {
       apiKeys: undefined,
       appEnv: undefined,
       logLevel: 'info',
+      serverLimits: {
+        requestTimeoutMs: 30_000,
+        headersTimeoutMs: 10_000,
+        keepAliveTimeoutMs: 65_000,
+        maxConnections: 1_000,
+      },
     });
   });
 
@@ -26,6 +32,10 @@ describe('parseConfig', () => {
         API_KEYS: ` ${KEY} ,second-key-0123456789,`,
         APP_ENV: 'staging',
         LOG_LEVEL: 'warn',
+        HTTP_REQUEST_TIMEOUT_MS: '20000',
+        HTTP_HEADERS_TIMEOUT_MS: '5000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '75000',
+        HTTP_MAX_CONNECTIONS: '200',
       }),
     ).toEqual({
       port: 8080,
@@ -35,6 +45,12 @@ describe('parseConfig', () => {
       apiKeys: [KEY, 'second-key-0123456789'],
       appEnv: 'staging',
       logLevel: 'warn',
+      serverLimits: {
+        requestTimeoutMs: 20_000,
+        headersTimeoutMs: 5_000,
+        keepAliveTimeoutMs: 75_000,
+        maxConnections: 200,
+      },
     });
   });
 
@@ -58,16 +74,47 @@ describe('parseConfig', () => {
     [{ API_KEYS: 'has a space in the key!' }, 'API_KEYS'],
     [{ APP_ENV: 'prod' }, 'APP_ENV'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '2.5' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'long' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ HTTP_MAX_CONNECTIONS: '-1' }, 'HTTP_MAX_CONNECTIONS'],
   ])('refuses %j, naming the variable', (env, variable) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}: `));
   });
 
-  it('refuses production without API_KEYS, and never prints a key in its messages', () => {
-    expect(() => parseConfig({ APP_ENV: 'production' })).toThrow(
-      /API_KEYS: is required when APP_ENV=production/,
+  it.each(['production', 'staging'])('refuses APP_ENV=%s without API_KEYS', (appEnv) => {
+    expect(() => parseConfig({ APP_ENV: appEnv })).toThrow(
+      new RegExp(`^invalid configuration:\\n  API_KEYS: is required when APP_ENV=${appEnv}`),
     );
-    expect(parseConfig({ APP_ENV: 'production', API_KEYS: KEY }).apiKeys).toEqual([KEY]);
+    expect(parseConfig({ APP_ENV: appEnv, API_KEYS: KEY }).apiKeys).toEqual([KEY]);
+  });
+
+  it('accepts keys of token68 characters, the ones a Bearer header can carry', () => {
+    const keys = ['Az09-._~+/0123456789', 'ends-in-padding-0123==', `psk_${'x'.repeat(43)}`, 'k'.repeat(256)];
+    expect(parseConfig({ API_KEYS: keys.join(',') }).apiKeys).toEqual(keys);
+  });
+
+  it.each([
+    ['a character outside token68', 'has-a-bang-0123456789!'],
+    ['an = before the end', 'mid=equals-0123456789'],
+    ['a quote', 'quoted"key-0123456789'],
+    ['more than 256 characters', 'k'.repeat(257)],
+  ])('refuses a key with %s, naming API_KEYS without echoing the key', (_what, key) => {
+    let message = '';
+    try {
+      parseConfig({ API_KEYS: `${KEY},${key}` });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^invalid configuration:\n {2}API_KEYS: /);
+    expect(message).not.toContain(key);
+    expect(message).not.toContain(KEY);
+  });
+
+  it('never prints a key in its messages', () => {
     let message = '';
     try {
       parseConfig({ API_KEYS: `${KEY},bad key` });

@@ -1,11 +1,9 @@
 import { z } from 'zod';
+import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 
 // The only module that reads the environment. Everything else receives a Config, so tests pass their own.
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** An API key must be usable in an Authorization header as is and long enough not to be guessed. */
-const API_KEY_PATTERN = /^[\x21-\x7e]{16,256}$/;
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
@@ -37,6 +35,17 @@ const PublicUrlSchema = z.preprocess(
     .optional(),
 );
 
+/** A duration in milliseconds, at least 1 (0 would switch Node's protection off). */
+const milliseconds = (fallback: number) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .min(1, 'must be at least 1 millisecond')
+      .default(fallback),
+  );
+
 const EnvSchema = z.object({
   PORT: z.preprocess(
     emptyAsUndefined,
@@ -55,11 +64,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
   API_KEYS: z.preprocess(
     emptyAsUndefined,
-    commaList(
-      z
-        .string()
-        .regex(API_KEY_PATTERN, 'each key must be 16 to 256 printable ASCII characters without spaces'),
-    )
+    commaList(z.string().regex(API_KEY_PATTERN, `each key must be ${API_KEY_RULE}`))
       .refine((keys) => keys.length > 0, 'must list at least one key')
       .optional(),
   ),
@@ -95,6 +100,20 @@ const EnvSchema = z.object({
       .min(1, 'must be at least 1 (unset it to turn rate limiting off)')
       .optional(),
   ),
+  // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
+  HTTP_REQUEST_TIMEOUT_MS: milliseconds(30_000),
+  HTTP_HEADERS_TIMEOUT_MS: milliseconds(10_000),
+  // Above the idle timeout of common load balancers (AWS ALB 60 s, nginx 60 s), so that the balancer, not
+  // this server, closes an idle connection: otherwise it may send a request on a socket we are closing.
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(65_000),
+  HTTP_MAX_CONNECTIONS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of connections' })
+      .int('must be a whole number of connections')
+      .min(1, 'must be at least 1')
+      .default(1_000),
+  ),
   // Same names as @petstore/client's environment presets, so one deployment setting serves both.
   PETSTORE_PRODUCTION_URL: PublicUrlSchema,
   PETSTORE_STAGING_URL: PublicUrlSchema,
@@ -102,13 +121,28 @@ const EnvSchema = z.object({
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** How long a client may take to send a request, and how many connections it may hold. */
+export interface ServerLimits {
+  /** The whole request, headers and body; then 408 and the connection is closed. */
+  requestTimeoutMs: number;
+  /** The request line and headers; at most requestTimeoutMs. */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open after a response. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; further ones are closed as soon as they are accepted. */
+  maxConnections: number;
+}
+
 export interface Config {
   port: number;
   host: string;
   /** PostgreSQL when set; otherwise the embedded PGlite database in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
-  /** Keys from API_KEYS; undefined when none were configured (main then generates a development key). */
+  /**
+   * Keys from API_KEYS; undefined only in local development (APP_ENV unset), where main then uses a
+   * generated development key.
+   */
   apiKeys: string[] | undefined;
   /** undefined: a local development run. */
   appEnv: 'production' | 'staging' | undefined;
@@ -120,6 +154,7 @@ export interface Config {
   /** Public base URLs (ending in /v1) of both environments, listed as the OpenAPI `servers`; each optional. */
   productionUrl: string | undefined;
   stagingUrl: string | undefined;
+  serverLimits: ServerLimits;
 }
 
 export class ConfigError extends Error {
@@ -137,9 +172,16 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const env = result.data;
-  if (env.APP_ENV === 'production' && env.API_KEYS === undefined) {
+  // A development key is for local runs only: a deployed environment must say which keys it accepts.
+  if (env.APP_ENV !== undefined && env.API_KEYS === undefined) {
     throw new ConfigError(
-      'invalid configuration:\n  API_KEYS: is required when APP_ENV=production (a comma-separated list of keys)',
+      `invalid configuration:\n  API_KEYS: is required when APP_ENV=${env.APP_ENV} (a comma-separated list of keys)`,
+    );
+  }
+  // Node refuses a headers timeout longer than the request timeout (which includes the headers).
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      `invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`,
     );
   }
   return {
@@ -154,5 +196,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     productionUrl: env.PETSTORE_PRODUCTION_URL,
     stagingUrl: env.PETSTORE_STAGING_URL,
+    serverLimits: {
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
+    },
   };
 }

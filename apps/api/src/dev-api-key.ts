@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 /**
  * The key a local run uses when API_KEYS is not set: made once per data directory and kept in
- * `<dataDir>/dev-api-key` (mode 0600), so restarting keeps the same key. Production never gets here:
- * parseConfig refuses APP_ENV=production without API_KEYS.
+ * `<dataDir>/dev-api-key` (mode 0600), so restarting keeps the same key. A deployed environment never gets
+ * here: parseConfig refuses APP_ENV=production or staging without API_KEYS.
  */
 export async function loadOrCreateDevApiKey(dataDir: string): Promise<{ key: string; created: boolean }> {
   const file = join(dataDir, 'dev-api-key');

@@ -1,5 +1,6 @@
 // Composition root: parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
 import type { AddressInfo } from 'node:net';
+import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -7,6 +8,15 @@ import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { publicServers } from './http/docs.js';
 import { createLogger } from './logger.js';
+import { createHttpServer } from './server-limits.js';
+
+// First: on an older Node the int64 JSON helpers would round ids or throw mid-request; refuse to start instead.
+try {
+  assertExactJsonSupport();
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+}
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -36,10 +46,11 @@ async function main(): Promise<void> {
     rateLimitPerMinute: config.rateLimitPerMinute,
     servers,
   });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app, config.serverLimits);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(config.port, config.host);
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

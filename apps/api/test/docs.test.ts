@@ -6,6 +6,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError } from './support/http.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const SCREENSHOT = new URL('../test-results/docs.png', import.meta.url);
@@ -104,4 +105,30 @@ describe('/docs in headless Chromium', () => {
     expect(foreign).toEqual([]);
     await page.close();
   }, 60_000);
+});
+
+describe('/docs/assets', () => {
+  let server: TestServer;
+  let origin: string;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'docs-assets');
+    origin = server.baseUrl.replace(/\/v1$/, '');
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('serves the Swagger UI files it lists', async () => {
+    const reply = await fetch(`${origin}/docs/assets/swagger-ui.css`);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^text\/css/);
+    await reply.arrayBuffer();
+  });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'package.json', 'index.html'])(
+    'answers 404 route_not_found for %s, like any unknown path',
+    async (name) => {
+      expectError(await call(origin, `/docs/assets/${name}`, { apiKey: null }), 404, 'route_not_found');
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PetSchema } from '@petstore/schema';
@@ -8,8 +9,9 @@ import { call } from './support/http.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 
 /** The real entry point, as `pnpm dev` runs it (TypeScript source), in its own process. */
-function startMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'], {
+function startMain(env: Record<string, string>, nodeOptions: string[] = []) {
+  const args = [...nodeOptions, '--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: join(import.meta.dirname, '..'),
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,6 +96,29 @@ describe('main: the process as users start it', () => {
     expect(stdout).not.toContain('curl -H');
   });
 
+  it('applies the HTTP_* server limits', async () => {
+    const proc = startMain({
+      DATA_DIR: dataDir,
+      API_KEYS: 'limits-key-0123456789abcdef',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '7000',
+      HTTP_HEADERS_TIMEOUT_MS: '300',
+    });
+    running.push(proc.child);
+    const url = new URL(await proc.ready);
+    const reply = await fetch(`${url.origin}/healthz`);
+    expect(reply.headers.get('keep-alive')).toBe('timeout=7');
+    // Headers that never finish are cut off after 300 ms (plus Node's check interval), not 60 s.
+    const socket = connect(Number(url.port), url.hostname);
+    socket.on('error', () => {});
+    socket.resume(); // read to the end, so that the server's close is seen
+    const started = Date.now();
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+  });
+
   it('refuses to open an embedded data directory another process is using', async () => {
     const first = startMain({ DATA_DIR: dataDir, API_KEYS: 'lock-key-0123456789abc' });
     running.push(first.child);
@@ -105,10 +130,36 @@ describe('main: the process as users start it', () => {
     expect(await first.exited).toBe(0);
   });
 
-  it('refuses to start in production without API_KEYS, naming the variable', async () => {
-    const proc = startMain({ DATA_DIR: dataDir, APP_ENV: 'production' });
-    expect(await proc.exited).toBe(1);
-    expect(proc.output().stderr).toContain('API_KEYS: is required when APP_ENV=production');
+  it.each(['production', 'staging'])(
+    'refuses to start with APP_ENV=%s without API_KEYS, naming the variable, and makes or prints no key',
+    async (appEnv) => {
+      const emptyDir = await mkdtemp(join(tmpdir(), 'petstore-main-env-'));
+      try {
+        const proc = startMain({ DATA_DIR: emptyDir, APP_ENV: appEnv });
+        running.push(proc.child);
+        expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
+        const { stdout, stderr } = proc.output();
+        expect(stderr).toContain(`API_KEYS: is required when APP_ENV=${appEnv}`);
+        expect(stdout + stderr).not.toMatch(/dev_|Bearer/);
+        expect(await readdir(emptyDir)).toEqual([]);
+      } finally {
+        await rm(emptyDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('refuses to start on a Node without the exact-JSON features, saying which Node it needs', async () => {
+    // What Node 20 lacks: JSON.rawJSON (and the reviver's source text).
+    const proc = startMain({ DATA_DIR: dataDir, API_KEYS: 'node-key-0123456789abcdef' }, [
+      '--import',
+      'data:text/javascript,delete JSON.rawJSON',
+    ]);
+    running.push(proc.child);
+    expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
+    expect(proc.output().stderr).toBe(
+      `@petstore/schema needs Node >= 22 (JSON.rawJSON and JSON.parse source text); this is Node ${process.versions.node}\n`,
+    );
+    expect(proc.output().stdout).toBe('');
   });
 
   it('refuses a bad value, naming the variable', async () => {

@@ -53,3 +53,4 @@ export {
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
 } from './queries.js';
+export { assertExactJsonSupport } from './runtime.js';

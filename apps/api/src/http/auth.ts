@@ -1,12 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.js';
+import { sha256 } from '../keys/api-key-digest.js';
+import { API_KEY_TOKEN } from '../keys/api-key-format.js';
 import type { createFailureLimiter, RateLimiter } from '../limits/rate-limiter.js';
 
 // `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110 section 11.1), the token is a
 // b64token (RFC 6750 section 2.1).
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-
-export const sha256 = (key: string) => createHash('sha256').update(key).digest();
+const BEARER = new RegExp(`^bearer +(${API_KEY_TOKEN}) *$`, 'i');
 
 /** Who is calling, by key: `env:<n>` for the n-th API_KEYS entry, `db:<id>` for an issued key. Never the key. */
 export interface Caller {

@@ -34,11 +34,13 @@ export function publicServers(
 
 // Swagger UI from the swagger-ui-dist package, served from this process: the page works with no internet.
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'swagger-ui.css',
-  'swagger-ui-bundle.js': 'swagger-ui-bundle.js',
-  'favicon.png': 'favicon-32x32.png',
-};
+// A Map, not an object literal: a name from the URL such as `constructor` or `__proto__` must not find
+// something inherited from Object.prototype.
+const ASSETS = new Map([
+  ['swagger-ui.css', 'swagger-ui.css'],
+  ['swagger-ui-bundle.js', 'swagger-ui-bundle.js'],
+  ['favicon.png', 'favicon-32x32.png'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -122,7 +124,7 @@ export function createDocsRouter({ servers }: DocsOptions = {}): Router {
   router
     .route(`${DOCS_PATH}/assets/:file`)
     .get((req, res, next) => {
-      const file = ASSETS[req.params.file];
+      const file = ASSETS.get(req.params.file);
       if (file === undefined) return next('route');
       res.sendFile(file, { root: swaggerUiDir, maxAge: '1h' });
     })

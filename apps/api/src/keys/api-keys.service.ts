@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { sha256 } from '../http/auth.js';
+import { sha256 } from './api-key-digest.js';
 
 /** Every issued key starts with this; a presented key without it is not looked up in the database at all. */
 export const ISSUED_KEY_PREFIX = 'psk_';
-const KEY_PREFIX = ISSUED_KEY_PREFIX;
-const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 8;
+const SHOWN_PREFIX_LENGTH = ISSUED_KEY_PREFIX.length + 8;
 
 export interface IssuedKey {
   id: bigint;
@@ -25,7 +24,7 @@ export function createApiKeysService(prisma: PrismaClient) {
   return {
     /** Issues a new key; the returned `key` is shown once and cannot be recovered later. */
     async create(name: string): Promise<IssuedKey & { key: string }> {
-      const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const key = `${ISSUED_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const row = await prisma.apiKey.create({
         select,
         data: { name, keyHash: sha256(key), prefix: key.slice(0, SHOWN_PREFIX_LENGTH) },
@@ -55,5 +54,3 @@ export function createApiKeysService(prisma: PrismaClient) {
     },
   };
 }
-
-export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -1,0 +1,137 @@
+// Slow and greedy clients against the real app on a server made by createHttpServer, with small limits so
+// that each case takes about a second.
+import type { Server } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import type { ServerLimits } from '../src/config.js';
+import { type Database, openDatabase } from '../src/db/database.js';
+import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
+import { createLogger } from '../src/logger.js';
+import { createHttpServer } from '../src/server-limits.js';
+import { TEST_API_KEY } from './support/test-server.js';
+
+const LIMITS: ServerLimits = {
+  requestTimeoutMs: 1_200,
+  headersTimeoutMs: 400,
+  keepAliveTimeoutMs: 1_000,
+  maxConnections: 3,
+};
+/** How late Node may cut a connection: it checks the timeouts every `min(1 s, headersTimeoutMs)`. */
+const CHECK_SLACK_MS = LIMITS.headersTimeoutMs + 300;
+
+let database: Database;
+let server: Server;
+let port: number;
+
+beforeAll(async () => {
+  const logger = createLogger('silent');
+  database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
+  await applyPendingMigrations(database.migrationAdapter);
+  const app = createApp({
+    prisma: database.prisma,
+    sql: database.sql,
+    logger,
+    apiKeys: [TEST_API_KEY],
+    migrations: await listMigrationNames(),
+  });
+  server = createHttpServer(app, LIMITS);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await database?.close();
+});
+
+/** A raw connection that records what the server sends and when it closes the connection. */
+async function open(): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+  });
+  socket.on('error', () => {});
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return { socket, received: () => received, closed };
+}
+
+/** Writes `text` one byte every `everyMs` until the socket closes. */
+function trickle(socket: Socket, text: string, everyMs: number): void {
+  let index = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || index >= text.length) return clearInterval(timer);
+    socket.write(text[index++] ?? '');
+  }, everyMs);
+  socket.once('close', () => clearInterval(timer));
+}
+
+const GET_PETS = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n\r\n`;
+
+describe('createHttpServer limits', () => {
+  it('cuts off a request whose body never finishes at the request timeout', async () => {
+    const client = await open();
+    const started = Date.now();
+    client.socket.write(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${TEST_API_KEY}\r\nContent-Length: 1000\r\n\r\n{"name":`,
+    );
+    trickle(client.socket, ' '.repeat(1000), 100); // keeps sending, never reaches 1000 bytes in time
+    const elapsed = (await client.closed) - started;
+    expect(elapsed).toBeGreaterThanOrEqual(LIMITS.requestTimeoutMs - 50);
+    expect(elapsed).toBeLessThan(LIMITS.requestTimeoutMs + CHECK_SLACK_MS);
+    expect(client.received()).toMatch(/^(HTTP\/1\.1 408 |$)/);
+  });
+
+  it('cuts off headers that trickle in at the headers timeout', async () => {
+    const client = await open();
+    const started = Date.now();
+    trickle(client.socket, `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(1000)}\r\n\r\n`, 50);
+    const elapsed = (await client.closed) - started;
+    expect(elapsed).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 50);
+    expect(elapsed).toBeLessThan(LIMITS.headersTimeoutMs + CHECK_SLACK_MS);
+    expect(client.received()).toMatch(/^(HTTP\/1\.1 408 |$)/);
+  });
+
+  it('keeps an idle connection for the keep-alive timeout, longer than the headers timeout, then closes it', async () => {
+    const client = await open();
+    client.socket.write(GET_PETS);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.received()).toContain(
+      `Keep-Alive: timeout=${Math.floor(LIMITS.keepAliveTimeoutMs / 1000)}`,
+    );
+    const answered = Date.now();
+    // Idle for longer than the headers timeout: the connection is still usable.
+    await new Promise((resolve) => setTimeout(resolve, LIMITS.headersTimeoutMs + 150));
+    client.socket.write(GET_PETS);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(client.received().match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+    // Then idle past the keep-alive timeout (plus Node's 1 s buffer): closed by the server.
+    const closedAt = await client.closed;
+    expect(closedAt - answered).toBeLessThan(LIMITS.keepAliveTimeoutMs + 1_000 + 1_500);
+  });
+
+  it('refuses connections over the cap, and accepts again once one is gone', async () => {
+    const clients = await Promise.all(Array.from({ length: LIMITS.maxConnections }, () => open()));
+    for (const client of clients) client.socket.write(GET_PETS);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const client of clients) expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+
+    const extra = await open();
+    extra.socket.write(GET_PETS);
+    await extra.closed;
+    expect(extra.received()).toBe('');
+
+    clients[0]?.socket.destroy();
+    await clients[0]?.closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const again = await open();
+    again.socket.write(GET_PETS);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.received()).toMatch(/^HTTP\/1\.1 200 /);
+    for (const client of [...clients, again]) client.socket.destroy();
+  });
+});
