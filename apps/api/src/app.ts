@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps): express.Express {
     rateLimit:
       limit === undefined
         ? undefined
-        : createRateLimiter(createRateLimitStore(prisma), {
+        : createRateLimiter(createRateLimitStore(prisma, deps.sql), {
             limit,
             onSweepError: (error) => logger.warn({ err: error }, 'could not sweep old rate-limit windows'),
           }),

@@ -1,3 +1,4 @@
+import type { Sql } from '../db/sql.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 
 /** Per-key request counts per window, in the database so that every instance on it shares them. */
@@ -8,14 +9,20 @@ export interface RateLimitStore {
   sweep(before: Date): Promise<void>;
 }
 
-export function createRateLimitStore(prisma: PrismaClient): RateLimitStore {
+// On every admitted request when a limit is set: a hot statement (db/sql.ts), prepared once per connection.
+const CHARGE = `INSERT INTO rate_limit_windows (subject, window_start, count) VALUES ($1, $2::timestamptz, $3)
+  ON CONFLICT (subject, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
+  RETURNING count`;
+
+export function createRateLimitStore(prisma: PrismaClient, sql: Sql): RateLimitStore {
   return {
     async charge(subject, windowStart, cost) {
-      const [row] = await prisma.$queryRaw<{ count: number }[]>`
-        INSERT INTO rate_limit_windows (subject, window_start, count) VALUES (${subject}, ${windowStart}, ${cost})
-        ON CONFLICT (subject, window_start) DO UPDATE SET count = rate_limit_windows.count + ${cost}
-        RETURNING count`;
-      return row?.count ?? cost;
+      const [row] = await sql.rows(CHARGE, [
+        { value: subject, type: 'string' },
+        { value: windowStart.toISOString(), type: 'string' },
+        { value: cost, type: 'int' },
+      ]);
+      return row === undefined ? cost : Number(row[0]);
     },
     async sweep(before) {
       await prisma.rateLimitWindow.deleteMany({ where: { windowStart: { lt: before } } });
