@@ -17,7 +17,7 @@ import { createAccessLog, type Logger } from './logger.js';
 import type { OperationHandlers } from './operations.js';
 import { PET_BODY_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
-import { createAppRouter } from './trpc/router.js';
+import { createAppRouter, fastProcedures } from './trpc/router.js';
 import { trpcMiddleware } from './trpc/trpc.express.js';
 
 export interface AppDeps {
@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(restHandler({ handlers, guard, bodyWriters: PET_BODY_WRITERS, onInternalError }));
   app.use(
     `${API_BASE_PATH}${TRPC_ENDPOINT}`,
-    trpcMiddleware(createAppRouter(handlers), {
+    trpcMiddleware(createAppRouter(handlers), fastProcedures(handlers), {
       fastPath: deps.trpcFastPath ?? true,
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),

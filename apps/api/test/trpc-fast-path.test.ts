@@ -45,6 +45,15 @@ const REQUESTS: [string, string, string?][] = [
   ['GET', '/trpc/pets.create'],
   ['POST', '/trpc/pets.list', '{}'],
   ['GET', '/trpc/pets.nope'],
+  ['GET', '/trpc/pets.get'],
+  ['POST', '/trpc/pets.create', '{"json":null}'],
+  [
+    'POST',
+    '/trpc/pets.create',
+    '{"json":{"name":"Rex","categoryId":"1"},"meta":{"values":{"categoryId":["bigint"]}}}',
+  ],
+  ['GET', `/trpc/pets.list?input=${encodeURIComponent('{"json":{"limit":1e21}}')}`],
+  ['GET', `/trpc/pets.list,pets.list?batch=1&input=${encodeURIComponent('{"1":{"json":{"limit":2}}}')}`],
 ];
 
 describe('the tRPC fast path', () => {

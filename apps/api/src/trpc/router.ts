@@ -3,6 +3,7 @@ import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
 import type { z } from 'zod';
 import type { OperationHandlers } from '../operations.js';
 import { procedure, router, toTrpcError } from './trpc.js';
+import type { FastProcedure } from './trpc-fast-path.js';
 
 // The tRPC router, built from the contract: each operation becomes `<router>.<procedure>` (pets.list, ...),
 // a query or a mutation as the contract says, with the contract's input and output schemas, over the same
@@ -51,6 +52,27 @@ function buildRecord(handlers: OperationHandlers): AppRouterRecord {
 /** The tRPC router over the operation handlers. */
 export function createAppRouter(handlers: OperationHandlers) {
   return router(buildRecord(handlers));
+}
+
+/**
+ * The same procedures as plain data (`pets.list` -> type, input schema, handler with domain errors mapped), for
+ * the fast path that runs plain JSON calls without tRPC's adapter (trpc-fast-path.ts).
+ */
+export function fastProcedures(handlers: OperationHandlers): Map<string, FastProcedure> {
+  const call = handlers as unknown as Record<OperationId, (input: unknown) => Promise<unknown>>;
+  return new Map(
+    operations.map((op) => [
+      `${op.trpc.router}.${op.trpc.procedure}`,
+      {
+        type: op.trpc.kind,
+        input: op.input,
+        handle: (input: unknown) =>
+          call[op.id as OperationId](input).catch((error: unknown) => {
+            throw toTrpcError(error);
+          }),
+      },
+    ]),
+  );
 }
 
 export type AppRouter = ReturnType<typeof createAppRouter>;

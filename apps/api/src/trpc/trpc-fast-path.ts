@@ -1,30 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  getTRPCErrorFromUnknown,
-  getTRPCErrorShape,
-  type TRPCError,
-  transformTRPCResponse,
-} from '@trpc/server';
+import { getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
 import type { TRPCErrorShape } from '@trpc/server/rpc';
 import type { AppRouter } from './router.js';
 import type { TrpcContext } from './trpc.js';
 
 // tRPC 11's HTTP adapters turn every Node request into a fetch `Request` and every answer into a `Response`
-// (URL, Headers, streams, abort signals): in the profile that was most of the cost of a tRPC call beyond the
-// REST one. For the plain JSON calls our clients make (httpLink, httpBatchLink), the request has already been
-// read and checked by our own middleware, so the calls are run here directly, with tRPC's own procedure
-// callers, error shapes and transformer, and the answer written in tRPC's format byte for byte (a test sends
-// the same requests through both paths and compares them). Anything else (streaming links, an unknown
+// (URL, Headers, streams, abort signals), and run each call through its middleware chain, which copies the
+// call's options at every level: in the profile that was most of the cost of a tRPC call beyond the REST one.
+// Our procedures are built from the contract with no middleware (router.ts): parse the input with the
+// operation's schema, call its handler. For the plain JSON calls our clients make (httpLink, httpBatchLink),
+// whose request our own middleware has already read and checked, the calls run here exactly that way, with
+// tRPC's own transformer and error shapes, and the answer is written in tRPC's format byte for byte (a test
+// sends the same requests through both paths and compares them). Anything else (streaming links, an unknown
 // procedure, a query sent as a mutation) is left to tRPC's handler.
 
-type Procedure = (opts: {
-  path: string;
-  getRawInput: () => Promise<unknown>;
-  ctx: TrpcContext;
+/** What a procedure of ours does: its input schema and its handler (router.ts builds the same from the contract). */
+export interface FastProcedure {
   type: 'query' | 'mutation';
-  signal: AbortSignal | undefined;
-  batchIndex: number;
-}) => Promise<unknown>;
+  input: { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: unknown } };
+  handle(input: unknown): Promise<unknown>;
+}
 
 export interface FastCall {
   /** Procedure paths, one per call (a batch has several). */
@@ -43,21 +38,18 @@ type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
  */
 export function createTrpcFastPath(
   appRouter: AppRouter,
+  procedures: ReadonlyMap<string, FastProcedure>,
   responseHeaders: (paths: readonly string[], errors: readonly TRPCError[]) => Record<string, string>,
 ) {
   const config = appRouter._def._config;
-  const procedures = appRouter._def.procedures as unknown as Record<
-    string,
-    (Procedure & { _def: { type: string } }) | undefined
-  >;
   const deserialize = (value: unknown) => config.transformer.input.deserialize(value);
 
   return async (req: IncomingMessage, res: ServerResponse, call: FastCall): Promise<boolean> => {
     if (req.headers['trpc-accept'] !== undefined || (req.method !== 'GET' && req.method !== 'POST'))
       return false;
     const type = req.method === 'GET' ? 'query' : 'mutation';
-    const called = call.paths.map((path) => procedures[path]);
-    if (called.some((procedure) => procedure === undefined || procedure._def.type !== type)) return false;
+    const called = call.paths.map((path) => procedures.get(path));
+    if (called.some((procedure) => procedure === undefined || procedure.type !== type)) return false;
 
     const raw: unknown =
       call.inputText === undefined || call.inputText === '' ? undefined : JSON.parse(call.inputText);
@@ -73,17 +65,11 @@ export function createTrpcFastPath(
         const path = call.paths[index] as string;
         let input: unknown;
         try {
-          const data = await (procedure as Procedure)({
-            path,
-            getRawInput: async () => {
-              input = inputOf(index);
-              return input;
-            },
-            ctx: call.ctx,
-            type,
-            signal: undefined,
-            batchIndex: index,
-          });
+          input = inputOf(index);
+          const parsed = (procedure as FastProcedure).input.safeParse(input);
+          // As tRPC's input parser does: a schema failure is BAD_REQUEST with the validation error as its cause.
+          if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error as Error });
+          const data = await (procedure as FastProcedure).handle(parsed.data);
           return { result: { data } };
         } catch (cause) {
           const error = getTRPCErrorFromUnknown(cause);

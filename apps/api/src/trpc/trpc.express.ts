@@ -13,7 +13,7 @@ import type { AccessGuard, Caller } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import type { AppRouter } from './router.js';
-import { createTrpcFastPath } from './trpc-fast-path.js';
+import { createTrpcFastPath, type FastProcedure } from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** tRPC codes for the statuses our checks before tRPC can answer with. */
@@ -76,6 +76,8 @@ function responseHeaders(paths: readonly string[], errors: readonly TRPCError[])
 
 export function trpcMiddleware(
   appRouter: AppRouter,
+  /** The router's procedures as data, for the fast path (router.ts `fastProcedures`). */
+  procedures: ReadonlyMap<string, FastProcedure>,
   { guard, onInternalError, fastPath: useFastPath = true }: TrpcHttpDeps,
 ): RequestHandler {
   const callers = new WeakMap<IncomingMessage, Caller>();
@@ -91,7 +93,7 @@ export function trpcMiddleware(
       headers: responseHeaders(info?.calls.map((call) => call.path) ?? [], errors),
     }),
   });
-  const fastPath = createTrpcFastPath(appRouter, responseHeaders);
+  const fastPath = createTrpcFastPath(appRouter, procedures, responseHeaders);
 
   const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
     const appError = toAppError(error);
