@@ -46,6 +46,18 @@ const REQUESTS: [string, string, string?][] = [
   ['POST', '/trpc/pets.list', '{}'],
   ['GET', '/trpc/pets.nope'],
   ['GET', '/trpc/pets.get'],
+  [
+    'GET',
+    `/trpc/pets.get?input=${encodeURIComponent('{"json":{"a":{}},"meta":{"values":{"a":[["class","X"]]}}}')}`,
+  ],
+  [
+    'GET',
+    `/trpc/pets.get?input=${encodeURIComponent('{"json":{"petId":"1"},"meta":{"values":{"petId":["custom","x"]}}}')}`,
+  ],
+  [
+    'GET',
+    `/trpc/pets.get?input=${encodeURIComponent('{"json":{"petId":1},"meta":{"referentialEqualities":{"petId":["__proto__"]}}}')}`,
+  ],
   ['POST', '/trpc/pets.create', '{"json":null}'],
   [
     'POST',

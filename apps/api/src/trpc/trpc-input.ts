@@ -1,3 +1,4 @@
+import superjson from 'superjson';
 import { AppError } from '../errors.js';
 
 // tRPC inputs are superjson envelopes, `{ json, meta? }`, one per call (a batch is an object keyed by call
@@ -89,7 +90,16 @@ function checkEnvelope(envelope: unknown): void {
     throw refused('tRPC input "meta" must be superjson metadata');
   }
   checkNumbers(json, []);
-  if (meta !== undefined) checkBigints(json, meta.values);
+  if (meta !== undefined) {
+    checkBigints(json, meta.values);
+    // Annotations superjson cannot apply (an unknown class, a custom type, a `__proto__` path) make it throw:
+    // that is the caller's malformed input, not a fault of ours.
+    try {
+      superjson.deserialize(envelope as never);
+    } catch (error) {
+      throw refused(`tRPC input "meta" cannot be applied: ${(error as Error).message}`);
+    }
+  }
 }
 
 /**
