@@ -51,6 +51,15 @@ describe('the per-key rate limiter', () => {
     expect(calls.charge).toBe(2);
   });
 
+  it('shares writes between concurrent requests of one key, and still admits exactly the limit', async () => {
+    const { store, calls } = fakeStore();
+    const limit = createRateLimiter(store, { limit: 30, now: () => 0 });
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => statusOf(limit('env:0'))));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(30);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    expect(calls.charge).toBeLessThanOrEqual(2);
+  });
+
   it('sweeps old windows off the request path: a hung sweep delays no request', async () => {
     const { store, calls } = fakeStore(() => new Promise(() => {}));
     const limit = createRateLimiter(store, { limit: 5, now: () => 120_000 });

@@ -19,10 +19,13 @@ const rateLimited = (limit: number, windowSeconds: number, retryAfterSeconds: nu
   });
 
 /**
- * Per-key fixed-window rate limiting, counted in the database so that every instance on it shares the counts:
- * one statement per admitted request (a tRPC batch is one statement charging each of its calls). A subject
- * that is over its limit is refused from memory until the window ends, without writing again; old windows are
- * swept once per window per instance, in the background, never inside a request.
+ * Per-key fixed-window rate limiting, counted in the database so that every instance on it shares the counts.
+ * Concurrent requests of one key share writes: while a charge for the key is in flight, the requests that
+ * arrive join the next one, which carries their total cost (one statement, however many requests), and each is
+ * admitted by its own position in the count, so the limit stays exact. Under 50 concurrent connections on one
+ * key, a write per request serialised them all on that key's row. A key that is over its limit is refused from
+ * memory until the window ends, without writing again; old windows are swept once per window per instance, in
+ * the background, never inside a request.
  */
 export function createRateLimiter(
   store: RateLimitStore,
@@ -32,6 +35,49 @@ export function createRateLimiter(
   let lastSweep = 0;
   /** Subjects known to be over the limit, until the end of their window. */
   const refusedUntil = new Map<string, number>();
+  /** Per subject and window: the charge in flight, and the requests waiting for the next one. */
+  const inFlight = new Set<string>();
+  const waiting = new Map<string, { cost: number; requests: ((total: number | Error) => void)[] }>();
+
+  const flush = (subject: string, windowStart: Date, key: string) => {
+    const batch = waiting.get(key);
+    if (batch === undefined) return;
+    waiting.delete(key);
+    inFlight.add(key);
+    store
+      .charge(subject, windowStart, batch.cost)
+      .then(
+        (total) => {
+          for (const settle of batch.requests) settle(total);
+        },
+        (error: Error) => {
+          for (const settle of batch.requests) settle(error);
+        },
+      )
+      .finally(() => {
+        inFlight.delete(key);
+        flush(subject, windowStart, key);
+      });
+  };
+
+  /** This request's position in the window's count once its cost is added. */
+  const charge = (subject: string, windowStart: Date, cost: number) =>
+    new Promise<number>((resolve, reject) => {
+      const key = `${subject}\n${windowStart.getTime()}`;
+      let batch = waiting.get(key);
+      if (batch === undefined) {
+        batch = { cost: 0, requests: [] };
+        waiting.set(key, batch);
+      }
+      const before = batch.cost;
+      batch.cost += cost;
+      const total = batch;
+      batch.requests.push((result) => {
+        if (result instanceof Error) reject(result);
+        else resolve(result - total.cost + before + cost);
+      });
+      if (!inFlight.has(key)) flush(subject, windowStart, key);
+    });
 
   return async (subject, cost = 1) => {
     const at = now();
@@ -44,8 +90,8 @@ export function createRateLimiter(
       store.sweep(new Date(windowStartMs - windowMs)).catch(onSweepError);
     }
     if ((refusedUntil.get(subject) ?? 0) > at) throw rateLimited(limit, windowSeconds, retryAfter());
-    const count = await store.charge(subject, new Date(windowStartMs), cost);
-    if (count > limit) {
+    const position = await charge(subject, new Date(windowStartMs), cost);
+    if (position > limit) {
       refusedUntil.set(subject, windowEnd);
       throw rateLimited(limit, windowSeconds, retryAfter());
     }
