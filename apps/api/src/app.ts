@@ -10,7 +10,7 @@ import { errorHandler, routeNotFound } from './http/errors.js';
 import { healthRouter } from './http/health.js';
 import { requestContext } from './http/request-context.js';
 import { restHandler } from './http/rest.js';
-import { createApiKeysService, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
+import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
 import { createAccessLog, type Logger } from './logger.js';
@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): express.Express {
   const handlers: OperationHandlers = createPetsService(deps.sql);
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
-    find: createApiKeysService(prisma).findActive,
+    find: createIssuedKeyLookup(deps.sql),
   });
   const limit = deps.rateLimitPerMinute;
   const guard = createAccessGuard(verifyKey, {

@@ -6,7 +6,7 @@ import type { ArgScalarType, SqlQueryable } from '@prisma/driver-adapter-utils';
 // the adapter (apps/api/bench-notes in docs/performance.md). Everything else uses the Prisma client.
 
 /** A statement argument and the type Prisma's adapters expect for it. */
-export type SqlArg = { value: string | number | bigint | null; type: ArgScalarType };
+export type SqlArg = { value: string | number | bigint | Uint8Array | null; type: ArgScalarType };
 
 export interface Sql {
   /** Runs one parameterised statement (`$1`, `$2`...) and returns its rows as arrays, columns in SELECT order. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { int8, type Sql } from '../db/sql.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { sha256 } from './api-key-digest.js';
 
@@ -43,14 +44,18 @@ export function createApiKeysService(prisma: PrismaClient) {
       if (row.revokedAt !== null) return row;
       return prisma.apiKey.update({ select, where: { id }, data: { revokedAt: new Date() } });
     },
+  };
+}
 
-    /** The active (unrevoked) key with this digest. */
-    async findActive(keyHash: Buffer): Promise<{ id: bigint } | undefined> {
-      const row = await prisma.apiKey.findFirst({
-        select: { id: true },
-        where: { keyHash: new Uint8Array(keyHash), revokedAt: null },
-      });
-      return row ?? undefined;
-    },
+const FIND_ACTIVE = 'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL';
+
+/**
+ * The lookup every request with an issued key makes, as a hot statement (db/sql.ts) rather than through the
+ * Prisma client; only an unrevoked key is found, so a revocation takes effect on the next request.
+ */
+export function createIssuedKeyLookup(sql: Sql) {
+  return async (keyHash: Buffer): Promise<{ id: bigint } | undefined> => {
+    const [row] = await sql.rows(FIND_ACTIVE, [{ value: keyHash, type: 'bytes' }]);
+    return row === undefined ? undefined : { id: int8(row[0]) };
   };
 }
