@@ -6,7 +6,7 @@ import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier, requireAccess } from './http/auth.js';
 import { createDocsRouter } from './http/docs.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
-import { healthRouter } from './http/health.js';
+import { createHealth, type Health } from './http/health.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { createApiKeysService, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
@@ -23,6 +23,8 @@ export interface AppDeps {
   apiKeys: readonly string[];
   /** Migrations that /readyz requires to be applied. */
   migrations: readonly string[];
+  /** /healthz and /readyz, when the caller needs to drive readiness (main: draining); made here otherwise. */
+  health?: Health | undefined;
   /** Browser origins allowed by CORS; none when absent. */
   corsOrigins?: readonly string[] | undefined;
   /** Requests per minute per key, shared across instances; unlimited when absent. */
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps): express.Express {
       }),
     );
   }
-  app.use(healthRouter(prisma, deps.migrations));
+  app.use((deps.health ?? createHealth(deps)).router);
   // Public documentation (OpenAPI document, /docs page): no API key.
   app.use(createDocsRouter({ servers: deps.servers }));
   // Both transports call the same service and admit callers through the same guard, first.
