@@ -7,11 +7,9 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { lockDataDirectory } from './data-dir-lock.js';
-import {
-  pgliteMigrationAdapter,
-  pgMigrationAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from './migrate.js';
+import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
+import { pgMigrationAdapter } from './migration-adapters.js';
+import { pgliteMigrationAdapter } from './pglite-migration-adapter.js';
 
 export type DatabaseKind = 'postgresql' | 'pglite';
 
