@@ -273,6 +273,34 @@ describe('main: the process as users start it', () => {
       expect(await proc.exited).toBe(0);
     });
 
+    it('loads neither PGlite nor Swagger UI until they are needed', async () => {
+      // Reports, once each, the packages of interest as Node resolves a module in them.
+      const watch =
+        "import { registerHooks } from 'node:module'; const seen = new Set();" +
+        'registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context);' +
+        ' const name = /node_modules\\/(@electric-sql\\/pglite|pglite-prisma-adapter|swagger-ui-dist)\\//.exec(result.url)?.[1];' +
+        " if (name && !seen.has(name)) { seen.add(name); process.stderr.write('loaded ' + name + '\\n'); }" +
+        ' return result; } });';
+      const key = 'lazy-key-0123456789abcdef';
+      const proc = startMain({ DATABASE_URL: database.url, API_KEYS: key, DATA_DIR: dataDir }, [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(watch)}`,
+      ]);
+      running.push(proc.child);
+      const url = await proc.ready;
+      const origin = new URL(url).origin;
+      expect((await call(url, '/pets', { apiKey: key })).status).toBe(200);
+      expect((await fetch(`${origin}/docs`)).status).toBe(200);
+      expect(proc.output().stderr).toBe('');
+      // Swagger UI's files are found on first request for one (which also shows the watch works).
+      const css = await fetch(`${origin}/docs/assets/swagger-ui.css`);
+      expect(css.status).toBe(200);
+      await css.arrayBuffer();
+      expect(proc.output().stderr).toBe('loaded swagger-ui-dist\n');
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    });
+
     it('exits 1 with a log line when closing the database hangs', async () => {
       // Fault injection, loaded before the app: from SIGTERM on, the pool's end() never settles.
       const hang =
