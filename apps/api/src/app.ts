@@ -7,7 +7,7 @@ import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter } from './http/docs.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
-import { healthRouter } from './http/health.js';
+import { createHealth, type Health } from './http/health.js';
 import { requestContext } from './http/request-context.js';
 import { restHandler } from './http/rest.js';
 import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
@@ -29,6 +29,8 @@ export interface AppDeps {
   apiKeys: readonly string[];
   /** Migrations that /readyz requires to be applied. */
   migrations: readonly string[];
+  /** /healthz and /readyz, when the caller needs to drive readiness (main: draining); made here otherwise. */
+  health?: Health | undefined;
   /** Browser origins allowed by CORS; none when absent. */
   corsOrigins?: readonly string[] | undefined;
   /**
@@ -106,7 +108,7 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
     }),
   );
-  app.use(healthRouter(prisma, deps.migrations));
+  app.use((deps.health ?? createHealth(deps)).router);
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
   app.use('/docs', helmet());
   app.use(createDocsRouter({ servers: deps.servers }));

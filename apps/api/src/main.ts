@@ -7,8 +7,10 @@ import { openDatabase } from './db/database.js';
 import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { publicServers } from './http/docs.js';
+import { createHealth } from './http/health.js';
 import { createLogger } from './logger.js';
 import { createHttpServer } from './server-limits.js';
+import { exitGracefullyOnSignals } from './shutdown.js';
 
 // First: on an older Node the int64 JSON helpers would round ids or throw mid-request; refuse to start instead.
 try {
@@ -17,8 +19,6 @@ try {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exit(1);
 }
-
-const SHUTDOWN_DEADLINE_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
@@ -36,12 +36,15 @@ async function main(): Promise<void> {
   logger.info({ database: database.description, applied }, 'database ready');
 
   const servers = publicServers(config);
+  const migrations = await listMigrationNames();
+  const health = createHealth({ prisma: database.prisma, migrations, logger });
   const app = createApp({
     prisma: database.prisma,
     sql: database.sql,
     logger,
     apiKeys,
-    migrations: await listMigrationNames(),
+    migrations,
+    health,
     corsOrigins: config.corsOrigins,
     rateLimitPerMinute: config.rateLimitPerMinute,
     servers,
@@ -74,29 +77,7 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: draining requests');
-    const deadline = setTimeout(() => {
-      logger.warn('shutdown deadline reached: closing remaining connections');
-      server.closeAllConnections();
-    }, SHUTDOWN_DEADLINE_MS);
-    deadline.unref();
-    server.close(() => {
-      database
-        .close()
-        .catch((error: unknown) => logger.error({ err: error }, 'error while closing the database'))
-        .finally(() => {
-          logger.info('stopped');
-          logger.flush(() => process.exit(0));
-        });
-    });
-    server.closeIdleConnections();
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  exitGracefullyOnSignals({ server, database, health, logger });
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PetSchema } from '@petstore/schema';
@@ -36,6 +36,44 @@ function startMain(env: Record<string, string>, nodeOptions: string[] = []) {
   ready.catch(() => {}); // tests of failed start-ups await `exited` instead
   return { child, ready, exited, output: () => ({ stdout, stderr }) };
 }
+
+/** A raw connection to `url`'s server, collecting what it sends. */
+async function rawConnection(
+  url: string,
+): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString();
+  });
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return { socket, received: () => received, closed };
+}
+
+/** Resolves once a new connection to `url`'s server is refused: the server has stopped accepting. */
+async function untilRefused(url: string): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 5_000; ) {
+    const refused = await rawConnection(url).then(
+      (connection) => {
+        connection.socket.destroy();
+        return false;
+      },
+      () => true,
+    );
+    if (refused) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('new connections were still accepted 5 s later');
+}
+
+/** A create whose body has not all arrived: an in-flight request the server must wait for. */
+const [BODY_START, REST_OF_CREATE] = ['{"name":"Late",', '"categoryId":1}'];
+const PARTIAL_CREATE = (key: string) =>
+  `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+  `Content-Length: ${BODY_START.length + REST_OF_CREATE.length}\r\n\r\n${BODY_START}`;
 
 const running: ChildProcess[] = [];
 afterEach(() => {
@@ -119,6 +157,49 @@ describe('main: the process as users start it', () => {
     expect(await proc.exited).toBe(0);
   });
 
+  it('on SIGTERM: /readyz turns 503, new connections are refused, the request in flight completes, exit 0', async () => {
+    const key = 'drain-key-0123456789abcdef';
+    const proc = startMain({ DATA_DIR: dataDir, API_KEYS: key });
+    running.push(proc.child);
+    const url = await proc.ready;
+    const inFlight = await rawConnection(url);
+    inFlight.socket.write(PARTIAL_CREATE(key));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    proc.child.kill('SIGTERM');
+    await untilRefused(url);
+    expect(proc.child.exitCode).toBeNull(); // still waiting for the request in flight
+    // The rest of the body, and a readiness probe on the same connection (pipelined).
+    inFlight.socket.write(`${REST_OF_CREATE}GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const answered = Date.now();
+    expect(await proc.exited).toBe(0);
+    // Once its requests are answered, the kept-alive connection is closed: no wait for the drain deadline.
+    expect(Date.now() - answered).toBeLessThan(3_000);
+    expect(proc.output().stdout).not.toContain('shutdown deadline reached');
+    await inFlight.closed;
+    const statuses = [...inFlight.received().matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
+    expect(statuses).toEqual(['201', '503']);
+    expect(inFlight.received()).toContain('"code":"service_unavailable"');
+  });
+
+  it('exits 1 at once on a second signal, without waiting for the request in flight', async () => {
+    const key = 'twice-key-0123456789abcdef';
+    const proc = startMain({ DATA_DIR: dataDir, API_KEYS: key });
+    running.push(proc.child);
+    const url = await proc.ready;
+    const inFlight = await rawConnection(url);
+    inFlight.socket.write(PARTIAL_CREATE(key)); // never finished
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    proc.child.kill('SIGTERM');
+    await untilRefused(url);
+    const second = Date.now();
+    proc.child.kill('SIGINT');
+    expect(await proc.exited).toBe(1);
+    expect(Date.now() - second).toBeLessThan(1_000);
+    expect(proc.output().stdout).toContain('second signal: exiting now');
+    inFlight.socket.destroy();
+  });
+
   it('refuses to open an embedded data directory another process is using', async () => {
     const first = startMain({ DATA_DIR: dataDir, API_KEYS: 'lock-key-0123456789abc' });
     running.push(first.child);
@@ -190,6 +271,55 @@ describe('main: the process as users start it', () => {
       expect(((await call(url, '/pets', { apiKey: key })).body as unknown[]).length).toBe(1);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
+    });
+
+    it('loads neither PGlite nor Swagger UI until they are needed', async () => {
+      // Reports, once each, the packages of interest as Node resolves a module in them.
+      const watch =
+        "import { registerHooks } from 'node:module'; const seen = new Set();" +
+        'registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context);' +
+        ' const name = /node_modules\\/(@electric-sql\\/pglite|pglite-prisma-adapter|swagger-ui-dist)\\//.exec(result.url)?.[1];' +
+        " if (name && !seen.has(name)) { seen.add(name); process.stderr.write('loaded ' + name + '\\n'); }" +
+        ' return result; } });';
+      const key = 'lazy-key-0123456789abcdef';
+      const proc = startMain({ DATABASE_URL: database.url, API_KEYS: key, DATA_DIR: dataDir }, [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(watch)}`,
+      ]);
+      running.push(proc.child);
+      const url = await proc.ready;
+      const origin = new URL(url).origin;
+      expect((await call(url, '/pets', { apiKey: key })).status).toBe(200);
+      expect((await fetch(`${origin}/docs`)).status).toBe(200);
+      expect(proc.output().stderr).toBe('');
+      // Swagger UI's files are found on first request for one (which also shows the watch works).
+      const css = await fetch(`${origin}/docs/assets/swagger-ui.css`);
+      expect(css.status).toBe(200);
+      await css.arrayBuffer();
+      expect(proc.output().stderr).toBe('loaded swagger-ui-dist\n');
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    });
+
+    it('exits 1 with a log line when closing the database hangs', async () => {
+      // Fault injection, loaded before the app: from SIGTERM on, the pool's end() never settles.
+      const hang =
+        "import { createRequire } from 'node:module';" +
+        "const { Pool } = createRequire(process.cwd() + '/')('pg');" +
+        "process.once('SIGTERM', () => { Pool.prototype.end = () => new Promise(() => {}); });";
+      const key = 'hang-key-0123456789abcdef';
+      const proc = startMain({ DATABASE_URL: database.url, API_KEYS: key, DATA_DIR: dataDir }, [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(hang)}`,
+      ]);
+      running.push(proc.child);
+      const url = await proc.ready;
+      expect((await call(url, '/pets', { apiKey: key })).status).toBe(200);
+      const signalled = Date.now();
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(1);
+      expect(Date.now() - signalled).toBeLessThan(8_000);
+      expect(proc.output().stdout).toContain('the database did not close within 5000 ms: exiting anyway');
     });
   });
 });

@@ -111,7 +111,7 @@ describe('readiness', () => {
     try {
       const reply = await call(api.baseUrl.replace(/\/v1$/, ''), '/readyz', { apiKey: null });
       expectError(reply, 503, 'service_unavailable');
-      expect((reply.body as { message: string }).message).toContain('29991231000000_from_the_future');
+      expect((reply.body as { message: string }).message).not.toContain('29991231000000_from_the_future');
     } finally {
       await api.close();
       await database.close();

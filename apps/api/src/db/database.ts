@@ -1,17 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-import { lockDataDirectory } from './data-dir-lock.js';
-import {
-  pgliteMigrationAdapter,
-  pgMigrationAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from './migrate.js';
+import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
+import { pgMigrationAdapter } from './migration-adapters.js';
 import { createSql, type Sql, statementNames } from './sql.js';
 
 export type DatabaseKind = 'postgresql' | 'pglite';
@@ -84,6 +78,16 @@ export async function openDatabase({
     };
   }
 
+  // The embedded database is loaded only here: a process on PostgreSQL never pays for PGlite (its wasm,
+  // its memory, its start-up time).
+  const [{ PGlite }, { PrismaPGlite }, { pgliteMigrationAdapter }, { lockDataDirectory }] = await Promise.all(
+    [
+      import('@electric-sql/pglite'),
+      import('pglite-prisma-adapter'),
+      import('./pglite-migration-adapter.js'),
+      import('./data-dir-lock.js'),
+    ],
+  );
   const inMemory = dataDir === 'memory://';
   const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
   if (directory !== undefined) await mkdir(directory, { recursive: true });

@@ -20,13 +20,13 @@ import { createTestDatabase } from '../../test/support/test-database.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import {
   applyPendingMigrations,
-  diffMigrationsToSchema,
-  findPrismaPath,
   MIGRATION_ADVISORY_LOCK_KEY,
-  pgliteMigrationAdapter,
-  pgMigrationAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from './migrate.js';
+import { pgMigrationAdapter } from './migration-adapters.js';
+import { diffMigrationsToSchema } from './migration-diff.js';
+import { findPrismaPath } from './migration-files.js';
+import { pgliteMigrationAdapter } from './pglite-migration-adapter.js';
 
 const migrationsDir = findPrismaPath('migrations');
 const committed = readdirSync(migrationsDir, { withFileTypes: true })

@@ -4,12 +4,8 @@
 // Writes nothing when they already agree. Needs no database: see diffMigrationsToSchema.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import {
-  diffMigrationsToSchema,
-  findPrismaPath,
-  MIGRATION_LOCK_CONTENT,
-  MIGRATION_LOCK_FILE,
-} from './migrate.js';
+import { diffMigrationsToSchema } from './migration-diff.js';
+import { findPrismaPath, MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE } from './migration-files.js';
 
 const args = process.argv.slice(2);
 const name = args.length === 1 ? migrationName(args[0] ?? '') : '';

@@ -33,6 +33,9 @@ declare const WebAssembly: {
 
 const GLUE = '@prisma/schema-engine-wasm/schema_engine_bg';
 
+/** No external tables or enums: every table in the schema is Prisma's to migrate. */
+export const NO_FILTERS = { externalTables: [], externalEnums: [] };
+
 let glue: Promise<Glue> | undefined;
 
 function loadGlue(): Promise<Glue> {

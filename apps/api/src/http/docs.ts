@@ -33,7 +33,10 @@ export function publicServers(
 }
 
 // Swagger UI from the swagger-ui-dist package, served from this process: the page works with no internet.
-const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+// Found on the first request for one of its files, not at start-up.
+let swaggerUiDir: string | undefined;
+const swaggerUi = () =>
+  (swaggerUiDir ??= path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')));
 // A Map, not an object literal: a name from the URL such as `constructor` or `__proto__` must not find
 // something inherited from Object.prototype.
 const ASSETS = new Map([
@@ -126,7 +129,7 @@ export function createDocsRouter({ servers }: DocsOptions = {}): Router {
     .get((req, res, next) => {
       const file = ASSETS.get(req.params.file);
       if (file === undefined) return next('route');
-      res.sendFile(file, { root: swaggerUiDir, maxAge: '1h' });
+      res.sendFile(file, { root: swaggerUi(), maxAge: '1h' });
     })
     .all(onlyGet);
 

@@ -1,27 +1,67 @@
 import { Router } from 'express';
+import { appliedMigrationNames } from '../db/applied-migrations.js';
 import { serviceUnavailable } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../logger.js';
 import { sendJson } from './send.js';
+
+export interface HealthOptions {
+  prisma: PrismaClient;
+  /** Migrations the database must have applied for this build to serve. */
+  migrations: readonly string[];
+  logger: Logger;
+  /** How long one readiness check answers every /readyz; a flood costs one query per period. */
+  cacheMs?: number;
+}
+
+export interface Health {
+  router: Router;
+  /** From now on /readyz is 503, so load balancers stop sending traffic (graceful shutdown). */
+  startDraining(): void;
+}
+
+/** The answer to anyone who asks: the reason is logged, never published. */
+const NOT_READY = 'not ready to serve traffic; retry shortly';
 
 /**
  * Probes for load balancers and orchestrators, outside /v1 and without a key:
  * - `GET /healthz`: the process is up and serving (liveness). Never touches the database.
- * - `GET /readyz`: the database answers and has every migration this build expects (readiness);
- *   503 `service_unavailable` otherwise, so traffic is routed elsewhere until it recovers.
+ * - `GET /readyz`: `{"status":"ready"}` while the database answers and has every migration this build
+ *   expects, and the process is not shutting down; 503 `service_unavailable` otherwise. The check runs at
+ *   most once per `cacheMs` (1 s), however many probes arrive.
  */
-export function healthRouter(prisma: PrismaClient, expectedMigrations: readonly string[]): Router {
+export function createHealth({ prisma, migrations, logger, cacheMs = 1_000 }: HealthOptions): Health {
+  let draining = false;
+  let last: { at: number; ready: Promise<boolean> } | undefined;
+
+  const check = async (): Promise<boolean> => {
+    try {
+      const applied = new Set(await appliedMigrationNames(prisma));
+      const missing = migrations.filter((name) => !applied.has(name));
+      if (missing.length > 0) logger.warn({ missing }, 'not ready: the database lacks migrations');
+      return missing.length === 0;
+    } catch (error) {
+      logger.warn({ err: error }, 'not ready: the readiness query failed');
+      return false;
+    }
+  };
+  // Concurrent probes share the check in flight; the period counts from when it started.
+  const isReady = (): Promise<boolean> => {
+    const now = Date.now();
+    if (last === undefined || now - last.at >= cacheMs) last = { at: now, ready: check() };
+    return last.ready;
+  };
+
   const router = Router();
   router.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   router.get('/readyz', async (_req, res) => {
-    // A lost database throws here and the error handler answers 503 service_unavailable.
-    const applied = await prisma.$queryRaw<{ migration_name: string }[]>`
-      SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-    const names = new Set(applied.map((row) => row.migration_name));
-    const missing = expectedMigrations.filter((name) => !names.has(name));
-    if (missing.length > 0) {
-      throw serviceUnavailable(`database is missing migrations: ${missing.join(', ')}`);
-    }
+    if (draining || !(await isReady())) throw serviceUnavailable(NOT_READY);
     sendJson(res, 200, { status: 'ready' });
   });
-  return router;
+  return {
+    router,
+    startDraining() {
+      draining = true;
+    },
+  };
 }

@@ -1,0 +1,72 @@
+import type { Server } from 'node:http';
+import type { Database } from './db/database.js';
+import type { Health } from './http/health.js';
+import type { Logger } from './logger.js';
+
+export interface ShutdownOptions {
+  server: Server;
+  database: Pick<Database, 'close'>;
+  health: Pick<Health, 'startDraining'>;
+  logger: Logger;
+  /** In-flight requests get this long to finish; then their connections are closed. */
+  drainDeadlineMs?: number;
+  /** Closing the database gets this long; then the process exits 1 anyway. */
+  databaseCloseTimeoutMs?: number;
+}
+
+/**
+ * Graceful shutdown on SIGTERM and SIGINT: /readyz turns 503 first (load balancers stop routing here), then
+ * the server stops accepting connections and lets in-flight requests finish (until the drain deadline, when
+ * the remaining connections are closed), then the database is closed and the process exits 0.
+ * A database close that hangs (a partitioned network) ends in exit 1 after its timeout; a second signal
+ * exits 1 at once.
+ */
+export function exitGracefullyOnSignals({
+  server,
+  database,
+  health,
+  logger,
+  drainDeadlineMs = 10_000,
+  databaseCloseTimeoutMs = 5_000,
+}: ShutdownOptions): void {
+  const exit = (code: number) => logger.flush(() => process.exit(code));
+  let stopping = false;
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now, without waiting for requests or the database');
+      exit(1);
+      return;
+    }
+    stopping = true;
+    health.startDraining();
+    logger.info({ signal }, 'shutting down: /readyz is 503; draining requests');
+    const deadline = setTimeout(() => {
+      logger.warn('shutdown deadline reached: closing remaining connections');
+      server.closeAllConnections();
+    }, drainDeadlineMs);
+    deadline.unref();
+    // server.close() closes the connections idle at that moment only; a kept-alive connection whose request
+    // finishes later would stay open for the keep-alive timeout (65 s). Close each as it becomes idle.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearTimeout(deadline);
+      clearInterval(sweep);
+      const hung = setTimeout(() => {
+        logger.error(`the database did not close within ${databaseCloseTimeoutMs} ms: exiting anyway`);
+        exit(1);
+      }, databaseCloseTimeoutMs);
+      database
+        .close()
+        .catch((error: unknown) => logger.error({ err: error }, 'error while closing the database'))
+        .finally(() => {
+          clearTimeout(hung);
+          logger.info('stopped');
+          exit(0);
+        });
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
