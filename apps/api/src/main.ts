@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
+import { migrationsAreCurrent } from './db/applied-migrations.js';
 import { openDatabase } from './db/database.js';
 import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
@@ -32,7 +33,10 @@ async function main(): Promise<void> {
   }
 
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
-  const { applied } = await applyPendingMigrations(database.migrationAdapter);
+  // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
+  const { applied } = (await migrationsAreCurrent(database.sql))
+    ? { applied: [] as string[] }
+    : await applyPendingMigrations(database.migrationAdapter);
   logger.info({ database: database.description, applied }, 'database ready');
 
   const servers = publicServers(config);

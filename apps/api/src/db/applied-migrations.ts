@@ -1,8 +1,48 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { findPrismaPath, listMigrationNames } from './migration-files.js';
+import type { Sql } from './sql.js';
 
 /** The migrations Prisma's `_prisma_migrations` table records as applied: finished and not rolled back. */
 export async function appliedMigrationNames(prisma: PrismaClient): Promise<string[]> {
   const rows = await prisma.$queryRaw<{ migration_name: string }[]>`
     SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
   return rows.map((row) => row.migration_name);
+}
+
+/**
+ * True when the database already has exactly the committed migrations, each applied from the file as it is now
+ * (Prisma records a SHA-256 of each migration.sql), and no failed one: then start-up has nothing to migrate and
+ * need not load the schema engine (about 85 ms of a 330 ms start). Anything else (a new database, a pending or
+ * edited migration, a failed one, a missing table) answers false, and the engine decides as before.
+ */
+export async function migrationsAreCurrent(
+  sql: Sql,
+  migrationsDir = findPrismaPath('migrations'),
+): Promise<boolean> {
+  let rows: unknown[][];
+  try {
+    rows = await sql.rows(
+      'SELECT migration_name, checksum, finished_at IS NOT NULL, rolled_back_at IS NOT NULL FROM _prisma_migrations',
+    );
+  } catch {
+    return false; // no table yet: a new database
+  }
+  const applied = new Map<string, string>();
+  for (const [name, checksum, finished, rolledBack] of rows) {
+    if (rolledBack === true) continue;
+    if (finished !== true) return false; // a failed migration: the engine reports it
+    applied.set(name as string, checksum as string);
+  }
+  const names = await listMigrationNames(migrationsDir);
+  if (names.length !== applied.size) return false;
+  for (const name of names) {
+    const content = await readFile(join(migrationsDir, name, 'migration.sql')).catch(() => undefined);
+    if (content === undefined || applied.get(name) !== createHash('sha256').update(content).digest('hex')) {
+      return false;
+    }
+  }
+  return true;
 }
