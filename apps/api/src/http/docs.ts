@@ -99,14 +99,19 @@ function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): s
  */
 export function createDocsRouter({ servers }: DocsOptions = {}): Router {
   const router = Router();
-  const document = `${createOpenApiJson(servers === undefined ? {} : { servers }, 2)}\n`;
+  // Generated on first request, not at start-up: most processes never serve it.
+  let document: string | undefined;
+  const openApiJson = () => {
+    document ??= `${createOpenApiJson(servers === undefined ? {} : { servers }, 2)}\n`;
+    return document;
+  };
   const csp = contentSecurityPolicy(servers);
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
   router
     .route(OPENAPI_PATH)
     .get((_req, res) => {
-      res.set('Cache-Control', 'no-cache').type('application/json').send(document);
+      res.set('Cache-Control', 'no-cache').type('application/json').send(openApiJson());
     })
     .all(onlyGet);
 
