@@ -175,7 +175,7 @@ describe('OpenAPI servers from configuration', () => {
   it("reads them from PETSTORE_PRODUCTION_URL / PETSTORE_STAGING_URL (the client presets' names)", () => {
     const parsed = parseConfig({
       APP_ENV: 'staging',
-      API_KEYS: 'staging-key-0123456789',
+      API_KEYS: 'staging-key-0123456789abcdef', // required whenever APP_ENV is set
       PETSTORE_PRODUCTION_URL: `${config.productionUrl}/`,
       PETSTORE_STAGING_URL: config.stagingUrl,
     });

@@ -1,37 +1,62 @@
-import { open, readFile, rm } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { DatabaseSync } from 'node:sqlite';
+
+// SQLite result codes: the file is locked by another connection; the file is not an SQLite database.
+const SQLITE_BUSY = 5;
+const SQLITE_NOTADB = 26;
 
 /**
- * An exclusive claim on an embedded database directory. PGlite happily opens one directory from two processes,
- * and two writers corrupt it, so the second process must refuse to start. The lock file holds the owner's pid;
- * a lock left by a process that no longer runs (a crash, SIGKILL) is taken over.
+ * An exclusive claim on an embedded database directory, held through `<directory>.lock.db`. PGlite happily opens one directory from two processes,
+ * and two writers corrupt it, so the second process must refuse to start.
+ *
+ * The claim is an OS-level lock: SQLite (built into Node) takes its exclusive lock on that file (fcntl on
+ * Unix, LockFileEx on Windows) and, in exclusive locking mode, keeps it until the connection closes. The
+ * kernel grants it to one process at a time and drops it when that process ends, however it ends: two
+ * processes starting together cannot both win, and a crashed owner leaves no stale lock behind. No PID is
+ * ever trusted; the owner's is written into the file (SQLite's user_version) only to name it in the error.
+ * The file is never deleted: a process may be waiting on it, and a new file would be a second lock.
  */
-export async function lockDataDirectory(lockFile: string): Promise<{ release(): Promise<void> }> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(lockFile, 'wx');
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
-      return { release: () => rm(lockFile, { force: true }) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const owner = Number.parseInt(await readFile(lockFile, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(owner) && owner !== process.pid && isRunning(owner)) {
+export async function lockDataDirectory(directory: string): Promise<{ release(): Promise<void> }> {
+  const lockFile = `${directory}.lock.db`;
+  const connection = new DatabaseSync(lockFile, { timeout: 0 });
+  try {
+    connection.exec('PRAGMA journal_mode = MEMORY'); // no journal file next to the lock
+    connection.exec('PRAGMA locking_mode = EXCLUSIVE');
+    connection.exec(`PRAGMA user_version = ${process.pid}`); // takes the exclusive lock, and keeps it
+  } catch (error) {
+    connection.close();
+    const code = (error as { errcode?: number }).errcode;
+    if (code === SQLITE_BUSY) {
+      const owner = await recordedOwner(lockFile);
       throw new Error(
-        `the embedded database in ${lockFile.replace(/\.lock$/, '')} is in use by process ${owner}. ` +
+        `the embedded database in ${directory} is in use by ${owner === undefined ? 'another process' : `process ${owner}`}. ` +
           'It serves one process at a time: stop that process, choose another DATA_DIR, or use PostgreSQL (DATABASE_URL).',
       );
     }
-    await rm(lockFile, { force: true }); // stale: its owner is gone
+    if (code === SQLITE_NOTADB) {
+      throw new Error(`${lockFile} is not a lock file of this application: move it away and start again`);
+    }
+    throw error;
   }
-  throw new Error(`could not lock ${lockFile}`);
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      connection.close();
+    },
+  };
 }
 
-function isRunning(pid: number): boolean {
+/** The PID the current owner wrote (user_version: bytes 60-63 of the header, big-endian). */
+async function recordedOwner(lockFile: string): Promise<number | undefined> {
+  const handle = await open(lockFile, 'r').catch(() => undefined);
+  if (handle === undefined) return undefined;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(4), 0, 4, 60);
+    const pid = bytesRead === 4 ? buffer.readUInt32BE(0) : 0;
+    return pid > 0 ? pid : undefined;
+  } finally {
+    await handle.close();
   }
 }

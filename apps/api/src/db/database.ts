@@ -91,7 +91,7 @@ export async function openDatabase({
   const inMemory = dataDir === 'memory://';
   const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
   if (directory !== undefined) await mkdir(directory, { recursive: true });
-  const lock = directory === undefined ? undefined : await lockDataDirectory(`${directory}.lock`);
+  const lock = directory === undefined ? undefined : await lockDataDirectory(directory);
   const pglite = new PGlite(directory);
   await pglite.waitReady.catch(async (error: unknown) => {
     await lock?.release();

