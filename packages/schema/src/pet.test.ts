@@ -149,3 +149,15 @@ describe('Pet', () => {
     expect(PetsSchema.safeParse({ items: [] }).success).toBe(false);
   });
 });
+
+describe('messages for many unknown fields', () => {
+  it('name five and count the rest, so a body of thousands of keys gets a short answer', () => {
+    const body = Object.fromEntries([
+      ['name', 'Rex'],
+      ['categoryId', 1],
+      ...Array.from({ length: 6000 }, (_, i) => [`k${i}`, 1]),
+    ]);
+    const message = errorOf(NewPetSchema.safeParse(body));
+    expect(message).toBe('unknown fields "k0", "k1", "k2", "k3", "k4" and 5995 more');
+  });
+});

@@ -39,40 +39,70 @@ function splitPath(path: string): string[] {
 /** The field path a person reads in a message (`categoryId`, `0.name`). */
 const fieldName = (segments: readonly (string | number)[]) => segments.join('.');
 
+/** Deeper than any input of this API nests (3 levels); refused before anything walks it. */
+const MAX_DEPTH = 32;
+
 /**
  * Numbers the way REST reads them: a number whose text is not exactly the integer JSON.parse would make of it
  * (`4.0000000000000000001` read as 4, `1e-400` as 0; NaN from parseJson) would reach the procedure changed.
  * (An integer beyond 2^53 reaches it rounded, but no int schema accepts an unsafe number: that is a refusal.)
+ * One path, pushed and popped, so a deep value costs no copies; the name is built only for the message.
  */
-function checkNumbers(value: unknown, path: (string | number)[]): void {
+function checkNumbers(value: unknown, path: (string | number)[] = []): void {
+  if (path.length > MAX_DEPTH) throw refused(`tRPC input nests deeper than ${MAX_DEPTH} levels`);
   if (typeof value === 'number' && Number.isNaN(value)) {
     throw refused(`${path.length > 0 ? `${fieldName(path)}: ` : ''}must be an integer (int64)`);
   }
   if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) checkNumbers(item, [...path, index]);
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      checkNumbers(value[index], path);
+      path.pop();
+    }
   } else if (isRecord(value)) {
     for (const key of Object.keys(value)) {
       if (key === '__proto__') throw refused(`unknown field "__proto__"`);
-      checkNumbers(value[key], [...path, key]);
+      path.push(key);
+      checkNumbers(value[key], path);
+      path.pop();
     }
   }
 }
 
-/** Every value the envelope's meta marks as a bigint must be the text of a decimal integer. */
-function checkBigints(json: unknown, values: unknown): void {
+/** The texts superjson itself writes for a value it marks as a `number` (JSON has no literal for them). */
+const SUPERJSON_NUMBER_TEXTS = new Set(['NaN', 'Infinity', '-Infinity', '-0']);
+
+/**
+ * The envelope's annotations, held to what this API's inputs are (JSON plus bigint): each is a leaf `[type]`
+ * on a path; `bigint` must annotate decimal digits (superjson reads `"0x10"`, `""` and `" 12 "` as 16n, 0n and
+ * 12n), `number` only superjson's own texts (it reads `"0x10"` as 16), `undefined` is allowed; any other type
+ * (Date, Map, class, custom...) or a nested annotation tree is refused rather than applied.
+ */
+function checkAnnotations(json: unknown, values: unknown): void {
   const annotations: [string[], unknown][] = Array.isArray(values)
     ? [[[], values]]
     : isRecord(values)
       ? Object.entries(values).map(([path, annotation]) => [splitPath(path), annotation])
-      : [];
+      : values === undefined
+        ? []
+        : [[[], values]];
   for (const [segments, annotation] of annotations) {
-    if (!Array.isArray(annotation) || annotation[0] !== 'bigint') continue;
+    const where = segments.length > 0 ? `${fieldName(segments)}: ` : '';
+    const type = Array.isArray(annotation) && annotation.length === 1 ? annotation[0] : undefined;
+    if (type === 'undefined') continue;
+    if (type !== 'bigint' && type !== 'number') {
+      throw refused(`${where}tRPC input annotations may only mark bigint (or undefined) values`);
+    }
     let target: unknown = json;
-    for (const segment of segments)
+    for (const segment of segments) {
       target = isRecord(target) || Array.isArray(target) ? (target as never)[segment] : undefined;
-    if (typeof target !== 'string' || !BIGINT_TEXT.test(target)) {
-      const where = segments.length > 0 ? `${fieldName(segments)}: ` : '';
+    }
+    const text = typeof target === 'string' ? target : undefined;
+    if (type === 'bigint' && (text === undefined || !BIGINT_TEXT.test(text))) {
       throw refused(`${where}must be an integer (int64), written as decimal digits`);
+    }
+    if (type === 'number' && (text === undefined || !SUPERJSON_NUMBER_TEXTS.has(text))) {
+      throw refused(`${where}must be a JSON number`);
     }
   }
 }
@@ -89,9 +119,9 @@ function checkEnvelope(envelope: unknown): void {
   if (meta !== undefined && (!isRecord(meta) || Object.keys(meta).some((key) => !META_KEYS.has(key)))) {
     throw refused('tRPC input "meta" must be superjson metadata');
   }
-  checkNumbers(json, []);
+  checkNumbers(json);
   if (meta !== undefined) {
-    checkBigints(json, meta.values);
+    checkAnnotations(json, meta.values);
     // Annotations superjson cannot apply (an unknown class, a custom type, a `__proto__` path) make it throw:
     // that is the caller's malformed input, not a fault of ours.
     try {

@@ -151,6 +151,8 @@ export function trpcMiddleware(
         const body = await readJsonBody(req);
         checkTrpcInputs(body.value, batch, procedures.length);
         (req as IncomingMessage & { body?: unknown }).body = body.text;
+        // Read and checked as JSON (`application/*+json` included); tRPC's own handler only knows the exact type.
+        req.headers['content-type'] = 'application/json';
         inputText = body.text;
       } else {
         inputText = queryParameter(search, 'input');
