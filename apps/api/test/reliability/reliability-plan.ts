@@ -6,6 +6,7 @@
 import { runCrashScenario } from './crash.scenario.js';
 import { runDatabaseFaultScenario } from './database-fault.scenario.js';
 import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
+import { runProbesScenario } from './probes.scenario.js';
 import { runScaleOutScenario } from './scale-out.scenario.js';
 import type { ScenarioDatabase, ScenarioEnvironment, ScenarioResult } from './scenario-support.js';
 import { runShutdownScenario } from './shutdown.scenario.js';
@@ -14,7 +15,7 @@ export type PlanMode = 'bounded' | 'full';
 
 export interface PlannedScenario {
   /** `fuzz`, `crash`, ... for `--only`. */
-  kind: 'fault' | 'partition' | 'crash' | 'shutdown' | 'scale-out' | 'fuzz';
+  kind: 'fault' | 'partition' | 'crash' | 'shutdown' | 'scale-out' | 'fuzz' | 'probes';
   database: ScenarioDatabase;
   run(env: ScenarioEnvironment): Promise<ScenarioResult>;
 }
@@ -38,6 +39,12 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
     },
     shutdown: { seed, inFlight: full ? 60 : 30 },
     scaleOut: { seed, createsPerInstance: full ? 1_000 : 200, concurrency: 8 },
+    probes: {
+      normalRequests: full ? 4_000 : 250,
+      rssRatioLimit: 1.5,
+      slowConnections: full ? 1_000 : 200,
+      slowHoldMs: full ? 10_000 : 2_000,
+    },
     fault: {
       seed,
       outages: full ? 5 : 1,
@@ -83,6 +90,16 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
       kind: 'fuzz',
       database: 'pglite',
       run: (env) => runFuzzScenario(env, { ...options.fuzz, database: 'pglite' }),
+    },
+    {
+      kind: 'probes',
+      database: 'pglite',
+      run: (env) => runProbesScenario(env, { ...options.probes, database: 'pglite' }),
+    },
+    {
+      kind: 'probes',
+      database: 'postgresql',
+      run: (env) => runProbesScenario(env, { ...options.probes, database: 'postgresql' }),
     },
   ];
 }

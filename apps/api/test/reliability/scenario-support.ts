@@ -23,6 +23,8 @@ export interface ScenarioResult {
   acknowledgedWritesLost: number | undefined;
   /** From the end of the fault to the first good answer, in ms; undefined: n/a. */
   recoveryMs: number | undefined;
+  /** Peak resident memory of the API under the scenario's hostile load and under a normal load (bytes). */
+  memory?: { peakBytes: number; normalPeakBytes: number };
   /** Scenario-specific figures, printed under the table. */
   details: Record<string, unknown>;
   /** Everything that broke the contract, human-readable. Empty means the scenario passed. */
