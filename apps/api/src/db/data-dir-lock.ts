@@ -18,7 +18,10 @@ const SQLITE_NOTADB = 26;
  */
 export async function lockDataDirectory(directory: string): Promise<{ release(): Promise<void> }> {
   const lockFile = `${directory}.lock.db`;
-  const connection = new DatabaseSync(lockFile, { timeout: 0 });
+  // A short busy timeout: two starters can both hold SQLite's shared lock for a moment, and with no wait at all
+  // each would then see the other's and both would give up (seen under load). SQLite returns at once to the one
+  // that would deadlock, so the other waits out that moment and wins; a live owner is still refused in 250 ms.
+  const connection = new DatabaseSync(lockFile, { timeout: 250 });
   try {
     connection.exec('PRAGMA journal_mode = MEMORY'); // no journal file next to the lock
     connection.exec('PRAGMA locking_mode = EXCLUSIVE');
