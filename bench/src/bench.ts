@@ -213,6 +213,7 @@ async function main(): Promise<void> {
         for (const connections of connectionCounts) {
           for (const server of order) {
             if (server === apiQuiet && connections !== 50) continue;
+            if (scenario.apiOnly && server !== api && server !== apiQuiet) continue;
             const durationSec = connections === 50 ? duration50 : duration1;
             const result = await measure(
               server,

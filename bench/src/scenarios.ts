@@ -1,5 +1,6 @@
 // What each server is asked to do. Every scenario is the same request to both servers, so the ratio compares
 // the code, not the work.
+import { createHash } from 'node:crypto';
 import type { LoadRequest } from './wrk.js';
 
 export const API_KEY = 'bench-key-0123456789abcdef';
@@ -11,6 +12,23 @@ export interface Scenario {
   /** Most responses must have this status class; a scenario that gets anything else is flagged. */
   expectErrors: boolean;
   load: LoadRequest;
+  /** Only the api serves it (the references implement the spec's minimum, without paging). */
+  apiOnly?: boolean;
+}
+
+/**
+ * The cursor the api puts in `Link: rel="next"` after pet `after` (no status filter), in its documented format
+ * (docs/interface-decisions.md): base64url(payload) "." base64url(first 12 bytes of sha256). The walk to it
+ * would be 90 requests of 100; the bench asks for the page it leads to directly, so every request is deep.
+ */
+function cursorAfter(after: number): string {
+  const payload = JSON.stringify({ v: 1, after: String(after) });
+  const sum = createHash('sha256')
+    .update(`petstore-cursor-v1\n${payload}`)
+    .digest()
+    .subarray(0, 12)
+    .toString('base64url');
+  return `${Buffer.from(payload).toString('base64url')}.${sum}`;
 }
 
 const auth = { Authorization: `Bearer ${API_KEY}` };
@@ -35,6 +53,17 @@ export function createScenarios(seededPets: number): Scenario[] {
       description: 'GET /v1/pets?limit=20',
       expectErrors: false,
       load: { method: 'GET', paths: ['/v1/pets?limit=20'], headers: auth },
+    },
+    {
+      name: 'list20-deep',
+      description: `GET /v1/pets?limit=20&cursor=<after id ${Math.round(seededPets * 0.9)}> (page 451 of ${seededPets / 20})`,
+      expectErrors: false,
+      apiOnly: true,
+      load: {
+        method: 'GET',
+        paths: [`/v1/pets?limit=20&cursor=${cursorAfter(Math.round(seededPets * 0.9))}`],
+        headers: auth,
+      },
     },
     {
       name: 'list100-available',

@@ -40,6 +40,11 @@ export interface AppDeps {
   rateLimitPerMinute?: number | undefined;
   /** The OpenAPI `servers` (public URLs of the environments); the serving host when absent. */
   servers?: readonly OpenApiServer[] | undefined;
+  /**
+   * The public base URL (ending in /v1) of the running environment, the start of `Link: rel="next"` URLs;
+   * when absent they are built from the request's Host.
+   */
+  publicBaseUrl?: string | undefined;
   /** tRPC's plain JSON calls served without its fetch adapter (default true; the tests compare both). */
   trpcFastPath?: boolean | undefined;
 }
@@ -99,7 +104,15 @@ export function createApp(deps: AppDeps): express.Express {
     );
   }
   // The hot path first: every REST operation of the contract, matched from one table.
-  app.use(restHandler({ handlers, guard, bodyWriters: PET_BODY_WRITERS, onInternalError }));
+  app.use(
+    restHandler({
+      handlers,
+      guard,
+      bodyWriters: PET_BODY_WRITERS,
+      onInternalError,
+      publicBaseUrl: deps.publicBaseUrl,
+    }),
+  );
   app.use(
     `${API_BASE_PATH}${TRPC_ENDPOINT}`,
     trpcMiddleware(createAppRouter(handlers), fastProcedures(handlers), {

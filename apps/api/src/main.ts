@@ -42,6 +42,13 @@ async function main(): Promise<void> {
   const servers = publicServers(config);
   const migrations = await listMigrationNames();
   const health = createHealth({ prisma: database.prisma, migrations, logger });
+  // The running environment's own public URL, when configured: what its Link headers point at.
+  const publicUrl =
+    config.appEnv === 'production'
+      ? config.productionUrl
+      : config.appEnv === 'staging'
+        ? config.stagingUrl
+        : undefined;
   const app = createApp({
     prisma: database.prisma,
     sql: database.sql,
@@ -52,6 +59,7 @@ async function main(): Promise<void> {
     corsOrigins: config.corsOrigins,
     rateLimitPerMinute: config.rateLimitPerMinute,
     servers,
+    publicBaseUrl: publicUrl,
   });
   const server = createHttpServer(app, config.serverLimits);
   await new Promise<void>((resolve, reject) => {
@@ -65,12 +73,6 @@ async function main(): Promise<void> {
 
   const environment = config.appEnv ?? 'local development';
   process.stdout.write(`Pet Store API listening on ${baseUrl} (${environment}, ${database.description})\n`);
-  const publicUrl =
-    config.appEnv === 'production'
-      ? config.productionUrl
-      : config.appEnv === 'staging'
-        ? config.stagingUrl
-        : undefined;
   process.stdout.write(
     `${publicUrl ? `Public URL: ${publicUrl}; ` : ''}API documentation: ${baseUrl.replace(/\/v1$/, '')}/docs, ${baseUrl}/openapi.json\n`,
   );

@@ -3,6 +3,7 @@
 // one with the fast path and one without, and every status, body and meaningful header must be equal.
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodePetCursor } from '../src/pets/pet-cursor.js';
 import { rawCall } from './support/http.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
@@ -65,6 +66,12 @@ const REQUESTS: [string, string, string?][] = [
     '{"json":{"name":"Rex","categoryId":"1"},"meta":{"values":{"categoryId":["bigint"]}}}',
   ],
   ['GET', `/trpc/pets.list?input=${encodeURIComponent('{"json":{"limit":1e21}}')}`],
+  ['GET', `/trpc/pets.page?input=${input({ limit: 1 })}`],
+  ['GET', '/trpc/pets.page'],
+  ['GET', `/trpc/pets.page?input=${input({ limit: 1, cursor: encodePetCursor({ after: 1n }) })}`],
+  ['GET', `/trpc/pets.page?input=${input({ status: 'sold', cursor: encodePetCursor({ after: 1n }) })}`],
+  ['GET', `/trpc/pets.page?input=${input({ cursor: 'not.ours' })}`],
+  ['GET', `/trpc/pets.page,pets.list?batch=1&input=${batchInput([{ limit: 2 }, { limit: 1 }])}`],
   ['GET', `/trpc/pets.list,pets.list?batch=1&input=${encodeURIComponent('{"1":{"json":{"limit":2}}}')}`],
 ];
 

@@ -25,6 +25,28 @@ console.log('tRPC created', show(max));
 console.log('tRPC read', show(await trpc.pets.get.query({ petId: rex.id })));
 console.log('tRPC list:', (await trpc.pets.list.query({ limit: 5 })).map(show));
 
+// Paging. REST: a page at a time (the next cursor comes from the `Link: rel="next"` header), or every pet
+// through an async iterator that follows Link to the end.
+const firstPage = await rest.listPetsPage({ status: 'available', limit: 2 });
+console.log('REST first page:', firstPage.pets.map(show), 'next cursor:', firstPage.nextCursor);
+let count = 0;
+for await (const _pet of rest.allPets({ status: 'available', limit: 100 })) count += 1;
+console.log('REST: every available pet,', count, 'in all');
+
+// tRPC: pets.page is what TanStack Query's useInfiniteQuery wants (getNextPageParam: (page) =>
+// page.nextCursor ?? undefined). Without React, the same loop by hand; cursors are the same as REST's.
+const pages: Pet[][] = [];
+let cursor: string | undefined;
+do {
+  const page = await trpc.pets.page.query({ status: 'available', limit: 2, cursor });
+  pages.push(page.items);
+  cursor = page.nextCursor ?? undefined;
+} while (cursor !== undefined && pages.length < 5);
+console.log(
+  'tRPC pages:',
+  pages.map((page) => page.map(show)),
+);
+
 // Both transports fail with the same Error body.
 for (const attempt of [rest.listPets({ limit: 0 }), trpc.pets.list.query({ limit: 0 })]) {
   await attempt.catch((error: unknown) => console.log('refused as expected:', apiErrorOf(error)));

@@ -33,6 +33,10 @@ function neverRun() {
   void trpc.pets.list.query({ status: 'lost' });
   // @ts-expect-error the input is { petId }, not a bare id
   void trpc.pets.get.query(1n);
+  // @ts-expect-error a cursor is opaque text, not a number
+  void trpc.pets.page.query({ cursor: 5 });
+  // @ts-expect-error allPets takes the filter and page size, not a cursor
+  void rest.allPets({ cursor: 'x' });
   // @ts-expect-error no such procedure
   void trpc.pets.delete.mutate({ petId: 1n });
   // @ts-expect-error queries are not mutations
@@ -53,6 +57,15 @@ describe('typed results', () => {
     expectTypeOf(trpc.pets.list.query).returns.resolves.toEqualTypeOf<Pet[]>();
     expectTypeOf(trpc.pets.create.mutate).returns.resolves.toEqualTypeOf<Pet>();
     expectTypeOf(trpc.pets.get.query).returns.resolves.toEqualTypeOf<Pet>();
+    expectTypeOf(trpc.pets.page.query).returns.resolves.toEqualTypeOf<{
+      items: Pet[];
+      nextCursor: string | null;
+    }>();
+    expectTypeOf(rest.listPetsPage).returns.resolves.toEqualTypeOf<{
+      pets: Pet[];
+      nextCursor: string | null;
+    }>();
+    expectTypeOf(rest.allPets).returns.toEqualTypeOf<AsyncGenerator<Pet, void, undefined>>();
     expectTypeOf<Pet['id']>().toEqualTypeOf<bigint>();
     expectTypeOf<Pet['categoryId']>().toEqualTypeOf<bigint>();
     expectTypeOf<Pet['status']>().toEqualTypeOf<'available' | 'pending' | 'sold' | undefined>();

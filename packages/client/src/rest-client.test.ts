@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PetStoreApiError } from './client-error.js';
-import { createRestClient } from './rest-client.js';
+import { createRestClient, nextCursorFromLink } from './rest-client.js';
 
 interface Seen {
   method: string;
@@ -205,5 +205,19 @@ describe('REST client with validateResponses: false', () => {
     await expect(client(false).listPets()).rejects.toMatchObject({ kind: 'api', status: 401 });
     reply = sendText(200, 'text/plain', 'ok');
     await expect(client(false).listPets()).rejects.toMatchObject({ kind: 'non_json' });
+  });
+});
+
+describe('nextCursorFromLink', () => {
+  it('reads the cursor of the rel="next" link and nothing else', () => {
+    expect(nextCursorFromLink(null)).toBeNull();
+    expect(nextCursorFromLink('<https://h/v1/pets?limit=5&cursor=abc.def>; rel="next"')).toBe('abc.def');
+    expect(
+      nextCursorFromLink(
+        '</v1/pets>; rel="successor-version", <http://h/v1/pets?cursor=x.y&limit=2>; rel=next',
+      ),
+    ).toBe('x.y');
+    expect(nextCursorFromLink('</v1/pets>; rel="successor-version"')).toBeNull();
+    expect(nextCursorFromLink('<http://h/v1/pets?cursor=a.b>; rel="prev"')).toBeNull();
   });
 });

@@ -6,13 +6,14 @@ import {
   type Int64Input,
   type ListPetsQueryInput,
   type NewPetInput,
-  type OperationContract,
-  type OperationId,
   type OperationInput,
   type OperationOutput,
-  operations,
   type Pet,
+  type PetStatus,
   parseJson,
+  type RestOperationContract,
+  type RestOperationId,
+  restOperations,
   stringifyJson,
 } from '@petstore/schema';
 import type { z } from 'zod';
@@ -46,15 +47,45 @@ export interface RestClient extends ContractRestClient {
    * {@link RestClient.listPets} with the `status` filter instead.
    */
   getPet(petId: Int64Input): Promise<Pet>;
+  /**
+   * One page of listPets: the pets, and the cursor of the next page (from the response's
+   * `Link: <...>; rel="next"`), null on the last page. Pass it back as `cursor` for the next page.
+   */
+  listPetsPage(query?: ListPetsQueryInput): Promise<PetsPageResult>;
+  /**
+   * Every pet (of `status`, when given), in id order, fetched `limit` at a time (default 100) by following
+   * `Link: rel="next"` to the last page. Pets that existed when the walk started are each yielded exactly once.
+   */
+  allPets(query?: { status?: PetStatus; limit?: number }): AsyncGenerator<Pet, void, undefined>;
+}
+
+/** A page of pets over REST: the body, and the cursor of the next page from its `Link` header (or null). */
+export interface PetsPageResult {
+  pets: Pet[];
+  nextCursor: string | null;
+}
+
+/** The `cursor` of the `rel="next"` URL in a `Link` header (RFC 8288), or null when there is none. */
+export function nextCursorFromLink(link: string | null): string | null {
+  if (link === null) return null;
+  for (const match of link.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]+)*)/g)) {
+    const params = match[2] ?? '';
+    if (!/;\s*rel\s*=\s*"?(?:[^";,]*\s)?next(?:\s[^";,]*)?"?/i.test(params)) continue;
+    const url = URL.parse(match[1] ?? '', 'http://link.invalid');
+    return url?.searchParams.get('cursor') ?? null;
+  }
+  return null;
 }
 
 /** The REST part an operation's path parameter comes from, when it has one. */
-type ParamName<Id extends OperationId> = Contract[Id]['request'] extends { params: z.ZodObject<infer Shape> }
+type ParamName<Id extends RestOperationId> = Contract[Id]['request'] extends {
+  params: z.ZodObject<infer Shape>;
+}
   ? keyof Shape & string
   : never;
 
 /** A client method's argument: the operation's body, else its only path parameter, else its (optional) query. */
-type ArgumentsOf<Id extends OperationId> = Contract[Id]['request'] extends { body: object }
+type ArgumentsOf<Id extends RestOperationId> = Contract[Id]['request'] extends { body: object }
   ? [body: OperationInput<Id>]
   : [ParamName<Id>] extends [never]
     ? [query?: OperationInput<Id>]
@@ -62,7 +93,7 @@ type ArgumentsOf<Id extends OperationId> = Contract[Id]['request'] extends { bod
 
 /** One method per operation of the contract, typed from it. */
 export type ContractRestClient = {
-  [Id in OperationId]: (...args: ArgumentsOf<Id>) => Promise<OperationOutput<Id>>;
+  [Id in RestOperationId]: (...args: ArgumentsOf<Id>) => Promise<OperationOutput<Id>>;
 };
 
 type Json = ReturnType<typeof parseJson>;
@@ -94,7 +125,7 @@ function queryString(query: object | undefined): string {
  * The request of one call, from the contract: the single argument of a client method is the operation's body
  * when it has one, else its only path parameter, else its query.
  */
-function requestOf(op: OperationContract, argument: unknown): { path: string; body?: unknown } {
+function requestOf(op: RestOperationContract, argument: unknown): { path: string; body?: unknown } {
   const [parameter] = Object.keys(op.request.params?.shape ?? {});
   if (op.request.body !== undefined) return { path: op.path, body: argument };
   if (parameter !== undefined) return { path: fillPath(op.path, { [parameter]: argument }) };
@@ -121,6 +152,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
     schema: S | undefined,
     trust: (body: Json) => Json,
     body?: unknown,
+    onHeaders?: (headers: Headers) => void,
   ): Promise<z.output<S>> {
     const url = `${baseUrl}${path}`;
     const headers: Record<string, string> = { accept: 'application/json', authorization };
@@ -135,6 +167,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
       });
       status = response.status;
       text = await response.text();
+      onHeaders?.(response.headers);
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw new PetStoreApiError('network', `${method} ${url} got no reply: ${reason}`, { cause });
@@ -187,12 +220,37 @@ export function createRestClient(options: RestClientOptions): RestClient {
     return result.data;
   }
 
-  const client: Record<string, (argument?: unknown) => Promise<unknown>> = {};
-  for (const op of operations) {
-    client[op.id] = (argument) => {
+  const client: Record<string, unknown> = {};
+  for (const op of restOperations) {
+    client[op.id] = (argument?: unknown) => {
       const { path, body } = requestOf(op, argument);
       return call(op.method, path, op.success.body?.schema, trustPet, body);
     };
   }
+  const listPets = restOperations.find((op) => op.id === 'listPets') as RestOperationContract;
+  async function listPetsPage(query?: ListPetsQueryInput): Promise<PetsPageResult> {
+    let link: string | null = null;
+    const { path } = requestOf(listPets, query);
+    const pets = (await call(
+      listPets.method,
+      path,
+      listPets.success.body?.schema,
+      trustPet,
+      undefined,
+      (headers) => {
+        link = headers.get('link');
+      },
+    )) as Pet[];
+    return { pets, nextCursor: nextCursorFromLink(link) };
+  }
+  client.listPetsPage = listPetsPage;
+  client.allPets = async function* allPets(query: { status?: PetStatus; limit?: number } = {}) {
+    let cursor: string | undefined;
+    do {
+      const page = await listPetsPage({ limit: query.limit ?? 100, status: query.status, cursor });
+      yield* page.pets;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  };
   return client as unknown as RestClient;
 }

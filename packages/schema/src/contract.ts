@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from './error.js';
 import { PositiveInt64Schema } from './int64.js';
-import { NewPetSchema, PetSchema, PetsSchema } from './pet.js';
+import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from './pet.js';
 import { ListPetsQuerySchema, ListPetsSearchParamsSchema, PetIdPathSchema } from './queries.js';
 
 /** Every REST path of the interface lives under this prefix (the spec's `/v1`). */
@@ -36,6 +36,12 @@ export function checkApiBaseUrl(
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** An operation served over REST: it has a method and a path. */
+export type RestOperationContract = OperationContract & {
+  readonly method: HttpMethod;
+  readonly path: `/${string}`;
+};
 
 /** A response header an operation sets. */
 export interface HeaderContract {
@@ -69,9 +75,10 @@ export interface DeprecationContract {
 export interface OperationContract {
   /** The spec's operationId; also the REST client's method name. */
   readonly id: string;
-  readonly method: HttpMethod;
-  /** OpenAPI path template under {@link API_BASE_PATH}: `/pets/{petId}`. */
-  readonly path: `/${string}`;
+  /** The REST method; absent for a tRPC-only operation (no route, not in the OpenAPI document). */
+  readonly method?: HttpMethod;
+  /** OpenAPI path template under {@link API_BASE_PATH}: `/pets/{petId}`; absent for a tRPC-only operation. */
+  readonly path?: `/${string}`;
   readonly summary: string;
   readonly description: string;
   /**
@@ -92,6 +99,12 @@ export interface OperationContract {
     readonly headers?: Readonly<Record<string, HeaderContract>>;
     /** A `Location` header pointing at another operation's path, filled from fields of the body. */
     readonly location?: { readonly path: `/${string}`; readonly params: Readonly<Record<string, string>> };
+    /**
+     * Paged over REST: the route is served by the operation `via` (same input, answering `{ items,
+     * nextCursor }`); `items` is the body and a non-null `nextCursor` becomes `Link: <this URL with
+     * cursor=...>; rel="next"`. The operation itself (tRPC) answers the items alone.
+     */
+    readonly paged?: { readonly via: string };
   };
   /** Every error status the operation can answer with. Nothing else is ever sent for it. */
   readonly errors: Readonly<Record<number, ErrorResponseContract>>;
@@ -185,17 +198,55 @@ export const contract = {
     summary: 'List animals',
     description:
       'Returns at most `limit` animals, optionally only those with a given `status`, ordered by `id` ascending ' +
-      '(oldest first). The body is a bare JSON array.',
+      '(oldest first). The body is a bare JSON array. When more animals may follow, the response carries ' +
+      '`Link: <...>; rel="next"` (RFC 8288): the absolute URL of the next page, with the same `limit` and ' +
+      '`status` and an opaque `cursor`. Following it to the end lists every animal that existed when the walk ' +
+      'started exactly once, in id order, even while others are added. The last page has no `Link`.',
     request: { query: ListPetsSearchParamsSchema },
     input: ListPetsQuerySchema.prefault({}),
-    success: { status: 200, description: 'List of animals', body: PETS_BODY },
+    success: {
+      status: 200,
+      description: 'List of animals',
+      body: PETS_BODY,
+      headers: {
+        Link: {
+          description:
+            'RFC 8288 `<absolute URL of the next page>; rel="next"`, present only when more animals may follow.',
+          required: false,
+        },
+      },
+      paged: { via: 'pagePets' },
+    },
     errors: {
       400: {
-        description: 'A query parameter is invalid, repeated or unknown; `message` names each one.',
+        description:
+          'A query parameter is invalid, repeated or unknown, or `cursor` is not a cursor of ours for this ' +
+          '`status` (malformed, truncated, tampered with, too long); `message` names each one.',
         codes: ['validation_failed'],
       },
     },
     trpc: { router: 'pets', procedure: 'list', kind: 'query' },
+  }),
+  pagePets: operation({
+    id: 'pagePets',
+    summary: 'One page of animals (tRPC only)',
+    description:
+      'listPets as a page: `{ items, nextCursor }`, `nextCursor` null on the last page. For infinite lists ' +
+      "(TanStack Query's `useInfiniteQuery`). Cursors are the same as REST's `cursor`: interchangeable.",
+    request: {},
+    input: ListPetsQuerySchema.prefault({}),
+    success: {
+      status: 200,
+      description: 'A page of animals',
+      body: { id: 'PetsPage', schema: PetsPageSchema },
+    },
+    errors: {
+      400: {
+        description: 'An input field is invalid, or `cursor` is not a cursor of ours for this `status`.',
+        codes: ['validation_failed'],
+      },
+    },
+    trpc: { router: 'pets', procedure: 'page', kind: 'query' },
   }),
   createPet: operation({
     id: 'createPet',
@@ -248,6 +299,19 @@ export type OperationId = keyof Contract;
 /** The operations as a list, in declaration order. */
 export const operations: readonly OperationContract[] = Object.values(contract);
 
+/** Whether an operation is served over REST (tRPC-only operations have no method and path). */
+export function isRestOperation(op: OperationContract): op is RestOperationContract {
+  return op.method !== undefined && op.path !== undefined;
+}
+
+/** The operations served over REST, in declaration order: the routes, the OpenAPI document, the REST client. */
+export const restOperations: readonly RestOperationContract[] = operations.filter(isRestOperation);
+
+/** The ids of the operations served over REST. */
+export type RestOperationId = {
+  [Id in OperationId]: Contract[Id] extends { method: HttpMethod } ? Id : never;
+}[OperationId];
+
 /** The typed input of an operation as a caller may write it (int64 as number or bigint), and once parsed. */
 export type OperationInput<Id extends OperationId> = z.input<Contract[Id]['input']>;
 export type OperationParsedInput<Id extends OperationId> = z.output<Contract[Id]['input']>;
@@ -282,7 +346,7 @@ const httpDate = (isoDate: string) => new Date(`${isoDate}T00:00:00Z`).toUTCStri
 export function deprecationHeaders(op: OperationContract): Record<string, string> | undefined {
   const deprecated = op.deprecated;
   if (deprecated === undefined) return undefined;
-  const replacement = operations.find((candidate) => candidate.id === deprecated.replacement);
+  const replacement = restOperations.find((candidate) => candidate.id === deprecated.replacement);
   if (replacement === undefined) throw new Error(`${op.id} is replaced by unknown ${deprecated.replacement}`);
   return {
     Deprecation: `@${Date.parse(`${deprecated.since}T00:00:00Z`) / 1000}`,
@@ -303,7 +367,7 @@ export const DEPRECATION_HEADER_CONTRACTS: Readonly<Record<string, HeaderContrac
 
 /** Where a validation message points for this operation's input: the REST part its fields come from. */
 export function inputSubject(op: OperationContract): 'field' | 'query parameter' | 'path parameter' {
-  if (op.request.body !== undefined) return 'field';
+  if (op.request.body !== undefined || op.path === undefined) return 'field';
   if (op.request.query !== undefined) return 'query parameter';
   return 'path parameter';
 }

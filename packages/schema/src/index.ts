@@ -10,6 +10,8 @@ export type {
   OperationInput,
   OperationOutput,
   OperationParsedInput,
+  RestOperationContract,
+  RestOperationId,
 } from './contract.js';
 export {
   API_BASE_PATH,
@@ -21,9 +23,11 @@ export {
   fillPath,
   GetPetInputSchema,
   inputSubject,
+  isRestOperation,
   operations,
   pathParameterNames,
   REQUEST_BODY_LIMIT_BYTES,
+  restOperations,
   TRPC_ENDPOINT,
   TRPC_MAX_BATCH_SIZE,
 } from './contract.js';
@@ -35,7 +39,7 @@ export { describeIssues } from './issues.js';
 export { parseJson, stringifyJson } from './json.js';
 export type { OpenApiDocument, OpenApiOptions, OpenApiServer } from './openapi.js';
 export { createOpenApiDocument, createOpenApiJson, OPENAPI_INFO_VERSION } from './openapi.js';
-export type { NewPet, NewPetInput, Pet, PetInput, PetStatus, Pets } from './pet.js';
+export type { NewPet, NewPetInput, Pet, PetInput, PetStatus, Pets, PetsPage } from './pet.js';
 export {
   NewPetSchema,
   PET_NAME_MAX_LENGTH,
@@ -43,10 +47,13 @@ export {
   PetNameSchema,
   PetSchema,
   PetStatusSchema,
+  PetsPageSchema,
   PetsSchema,
 } from './pet.js';
 export type { ListPetsQuery, ListPetsQueryInput } from './queries.js';
 export {
+  CURSOR_MAX_LENGTH,
+  CursorSchema,
   LIST_LIMIT,
   ListLimitSchema,
   ListPetsQuerySchema,

@@ -68,6 +68,21 @@ describe('OpenAPI document', () => {
     });
   });
 
+  it('documents paging: the optional cursor parameter and the Link rel="next" header; pets.page stays out', () => {
+    const list = operation('/pets', 'get');
+    const cursor = list.parameters.find((p: Json) => p.name === 'cursor');
+    expect(cursor).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 512 },
+    });
+    expect(cursor.description).toMatch(/status/);
+    expect(list.responses['200'].headers.Link).toMatchObject({ required: false, schema: { type: 'string' } });
+    expect(list.responses['200'].headers.Link.description).toMatch(/rel="next"/);
+    // The tRPC-only operation has no route, so no path, operation or component of its own.
+    expect(createOpenApiJson()).not.toMatch(/pagePets|PetsPage/);
+  });
+
   it('has the required flags of the spec tables', () => {
     const { NewPet, Pet, Error: ErrorBody, PetStatus } = document.components.schemas;
     expect(NewPet.required).toEqual(['name', 'categoryId']);

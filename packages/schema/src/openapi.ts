@@ -10,9 +10,9 @@ import {
   contract,
   DEPRECATION_HEADER_CONTRACTS,
   type HeaderContract,
-  type OperationContract,
-  operations,
   pathParameterNames,
+  type RestOperationContract,
+  restOperations,
 } from './contract.js';
 import { ERROR_CODES, ErrorSchema } from './error.js';
 import { PetStatusSchema } from './pet.js';
@@ -155,8 +155,8 @@ function componentSchemas(): Record<string, JsonSchema> {
     });
     return restoreInt64Bounds(schemas);
   };
-  const bodies = (pick: (op: OperationContract) => BodyContract | undefined) =>
-    operations.flatMap((op) => {
+  const bodies = (pick: (op: RestOperationContract) => BodyContract | undefined) =>
+    restOperations.flatMap((op) => {
       const body = pick(op);
       return body === undefined ? [] : [[body.id, body.schema] as [string, z.ZodType]];
     });
@@ -164,7 +164,7 @@ function componentSchemas(): Record<string, JsonSchema> {
   const output = convert('output', [...SHARED_COMPONENTS, ...bodies((op) => op.success.body)]);
   const picked: Record<string, JsonSchema | undefined> = {};
   for (const [id] of SHARED_COMPONENTS) picked[id] = output[id];
-  for (const op of operations) {
+  for (const op of restOperations) {
     if (op.request.body) picked[op.request.body.id] = input[op.request.body.id];
     if (op.success.body) picked[op.success.body.id] = output[op.success.body.id];
   }
@@ -217,7 +217,7 @@ const headerObjects = (headers: Readonly<Record<string, HeaderContract>> = {}) =
   );
 
 /** Every response of the operation: the success, then each error status with the Error body and its codes. */
-function responses(op: OperationContract): Record<string, unknown> {
+function responses(op: RestOperationContract): Record<string, unknown> {
   const common = op.deprecated === undefined ? {} : headerObjects(DEPRECATION_HEADER_CONTRACTS);
   const result: Record<string, unknown> = {
     [op.success.status]: {
@@ -247,7 +247,7 @@ function responses(op: OperationContract): Record<string, unknown> {
  * The path and query parameters, one per field of the request part, each rendered from the typed input (the
  * values a parameter's text must denote) and pointing at a component where it is one (`PetStatus`).
  */
-function parameters(op: OperationContract, components: Record<string, JsonSchema>): unknown[] {
+function parameters(op: RestOperationContract, components: Record<string, JsonSchema>): unknown[] {
   const input = toJsonSchema(op.input, 'input') as JsonSchema & {
     properties?: Record<string, JsonSchema>;
     required?: string[];
@@ -286,7 +286,7 @@ function parameters(op: OperationContract, components: Record<string, JsonSchema
   ];
 }
 
-function operationObject(op: OperationContract, components: Record<string, JsonSchema>): JsonSchema {
+function operationObject(op: RestOperationContract, components: Record<string, JsonSchema>): JsonSchema {
   return {
     operationId: op.id,
     summary: op.summary,
@@ -306,7 +306,7 @@ function operationObject(op: OperationContract, components: Record<string, JsonS
 
 function paths(components: Record<string, JsonSchema>): Record<string, Record<string, unknown>> {
   const result: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
+  for (const op of restOperations) {
     result[op.path] = { ...result[op.path], [op.method.toLowerCase()]: operationObject(op, components) };
   }
   return result;

@@ -99,3 +99,10 @@ export const PetsSchema = z.array(PetSchema, { error: 'must be a JSON array' }).
   description: 'The body of listPets: a bare JSON array of Pet, ordered by `id` ascending (oldest first).',
 });
 export type Pets = z.output<typeof PetsSchema>;
+
+/** One page of pets (tRPC `pets.page`): the pets, and the cursor of the next page or null on the last one. */
+export const PetsPageSchema = z.strictObject({
+  items: PetsSchema,
+  nextCursor: z.string().nullable(),
+});
+export type PetsPage = z.output<typeof PetsPageSchema>;

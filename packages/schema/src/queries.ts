@@ -5,6 +5,23 @@ import { PetStatusSchema } from './pet.js';
 /** Bounds and default of listPets' `limit`, as the interface fixes them. */
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
+/** Longest cursor accepted; longer text is refused before anything decodes it. */
+export const CURSOR_MAX_LENGTH = 512;
+
+/**
+ * A paging cursor as the client sees it: opaque text it got from a `Link: <...>; rel="next"` header or a
+ * `nextCursor`, never built by hand. Only its length is checked here; the service decodes and verifies it.
+ */
+export const CursorSchema = z
+  .string()
+  .min(1, 'must not be empty (omit the parameter for the first page)')
+  .max(CURSOR_MAX_LENGTH, `must be at most ${CURSOR_MAX_LENGTH} characters`);
+
+const CURSOR_DESCRIPTION =
+  'Opaque position from the previous page (the `cursor` of its `Link: <...>; rel="next"` URL, or tRPC ' +
+  '`nextCursor`). Absent: the first page. Bound to the `status` filter it was made for (another `status` is 400) but ' +
+  'not to `limit`. A cursor that is malformed, truncated, tampered with or not ours is 400 `validation_failed`.';
+
 const limitMessage = `must be an integer between ${LIST_LIMIT.min} and ${LIST_LIMIT.max}`;
 
 export const ListLimitSchema = z
@@ -28,6 +45,7 @@ export const ListPetsQuerySchema = z.strictObject({
     description:
       'Keeps only animals with this status. An unknown value is refused with 400 (values are case-sensitive).',
   }),
+  cursor: CursorSchema.optional().meta({ description: CURSOR_DESCRIPTION }),
 });
 export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;
 export type ListPetsQueryInput = z.input<typeof ListPetsQuerySchema>;
@@ -55,6 +73,7 @@ function queryParameter<T extends z.ZodType>(schema: T, decode: (text: string) =
 export const ListPetsSearchParamsSchema = z.strictObject({
   limit: queryParameter(ListLimitSchema, (text) => (INTEGER_TEXT.test(text) ? Number(text) : text)),
   status: queryParameter(PetStatusSchema.optional()),
+  cursor: queryParameter(CursorSchema.optional()),
 });
 
 /**

@@ -4,10 +4,10 @@ import {
   deprecationHeaders,
   describeIssues,
   fillPath,
-  type OperationContract,
   type OperationId,
-  operations,
   pathParameterNames,
+  type RestOperationContract,
+  restOperations,
   stringifyJson,
 } from '@petstore/schema';
 import type { RequestHandler } from 'express';
@@ -27,7 +27,7 @@ import { sendJsonText } from './send.js';
 interface CompiledPath {
   pattern: RegExp;
   parameterNames: string[];
-  byMethod: Map<string, OperationContract>;
+  byMethod: Map<string, RestOperationContract>;
   /** `Allow` for 405 and OPTIONS: the contract's methods on this path, plus HEAD wherever GET is. */
   allow: string;
   /** Headers every response on this path carries (a deprecated operation's, errors included). */
@@ -35,8 +35,8 @@ interface CompiledPath {
 }
 
 function compilePaths(): CompiledPath[] {
-  const byPath = new Map<string, OperationContract[]>();
-  for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  const byPath = new Map<string, RestOperationContract[]>();
+  for (const op of restOperations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
   return [...byPath].map(([path, ops]) => {
     const methods: string[] = ops.map((op) => op.method);
     if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
@@ -68,7 +68,7 @@ function decodeSegment(segment: string): string {
 
 /** The operation's typed input from the request: path parameters, query and body, each checked on its own. */
 async function readInput(
-  op: OperationContract,
+  op: RestOperationContract,
   req: Parameters<RequestHandler>[0],
   segments: string[],
   parameterNames: string[],
@@ -101,10 +101,45 @@ export interface RestDeps {
   /** Writers for response bodies by the contract's body id (`Pet`, `Pets`); others use stringifyJson. */
   bodyWriters: Readonly<Record<string, (body: never) => string>>;
   onInternalError: InternalErrorSink;
+  /**
+   * The public base URL (ending in /v1) that `Link: rel="next"` URLs start with, when the environment has one;
+   * otherwise they are built from the request's `Host` (or the address it reached).
+   */
+  publicBaseUrl?: string | undefined;
+}
+
+/** A `Host` header we are willing to echo into a URL: a DNS name or IPv4/[IPv6] address and an optional port. */
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+
+/** The absolute base URL (…/v1) this request reached, for links in the response. */
+function requestBaseUrl(req: Parameters<RequestHandler>[0], publicBaseUrl: string | undefined): string {
+  if (publicBaseUrl !== undefined) return publicBaseUrl;
+  const host = req.headers.host;
+  if (host !== undefined && host.length <= 261 && HOST.test(host)) return `http://${host}${API_BASE_PATH}`;
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return `http://${shown}:${req.socket.localPort}${API_BASE_PATH}`;
+}
+
+/** RFC 8288 `Link` to the next page: the same route, `limit` and `status`, and the cursor. */
+function nextLink(base: string, op: RestOperationContract, input: unknown, cursor: string): string {
+  const { limit, status } = input as { limit?: number; status?: string };
+  const query = new URLSearchParams();
+  if (limit !== undefined) query.set('limit', String(limit));
+  if (status !== undefined) query.set('status', status);
+  query.set('cursor', cursor);
+  return `<${base}${op.path}?${query}>; rel="next"`;
 }
 
 /** Serves every REST operation of the contract; anything else goes to the next handler. */
-export function restHandler({ handlers, guard, bodyWriters, onInternalError }: RestDeps): RequestHandler {
+export function restHandler({
+  handlers,
+  guard,
+  bodyWriters,
+  onInternalError,
+  publicBaseUrl,
+}: RestDeps): RequestHandler {
   const paths = compilePaths();
   const call = handlers as unknown as Record<OperationId, (input: unknown) => Promise<unknown>>;
 
@@ -143,8 +178,20 @@ export function restHandler({ handlers, guard, bodyWriters, onInternalError }: R
       }
       const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
       const input = await readInput(op, req, segments, route.parameterNames, search);
-      const output = await call[op.id as OperationId](input);
       const { success } = op;
+      let output: unknown;
+      if (success.paged === undefined) {
+        output = await call[op.id as OperationId](input);
+      } else {
+        const page = (await call[success.paged.via as OperationId](input)) as {
+          items: unknown;
+          nextCursor: string | null;
+        };
+        output = page.items;
+        if (page.nextCursor !== null) {
+          res.setHeader('Link', nextLink(requestBaseUrl(req, publicBaseUrl), op, input, page.nextCursor));
+        }
+      }
       if (success.location !== undefined) {
         const values: Record<string, unknown> = {};
         for (const [name, field] of Object.entries(success.location.params)) {

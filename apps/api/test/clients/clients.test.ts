@@ -120,6 +120,47 @@ describe.each(DATABASE_KINDS)('clients against the API on %s', (kind) => {
     });
   });
 
+  describe('paging through the clients', () => {
+    it('REST listPetsPage reads the Link header, allPets follows it to the end; tRPC pets.page matches', async () => {
+      const made: bigint[] = [];
+      for (let index = 0; index < 7; index += 1) {
+        made.push((await rest.createPet({ name: `Page ${index}`, categoryId: 1, status: 'pending' })).id);
+      }
+      const first = await rest.listPetsPage({ status: 'pending', limit: 3 });
+      expect(first.pets.map((pet) => pet.id)).toEqual(made.slice(0, 3));
+      expect(first.nextCursor).toEqual(expect.any(String));
+      const second = await rest.listPetsPage({
+        status: 'pending',
+        limit: 3,
+        cursor: first.nextCursor as string,
+      });
+      expect(second.pets.map((pet) => pet.id)).toEqual(made.slice(3, 6));
+      const walked: bigint[] = [];
+      for await (const pet of rest.allPets({ status: 'pending', limit: 2 })) walked.push(pet.id);
+      expect(walked).toEqual(made);
+      // The same cursor on tRPC: interchangeable.
+      const page = await trpc.pets.page.query({
+        status: 'pending',
+        limit: 3,
+        cursor: first.nextCursor as string,
+      });
+      expect(page.items).toEqual(second.pets);
+      expect(page.nextCursor).toBe(second.nextCursor);
+      const last = await trpc.pets.page.query({
+        status: 'pending',
+        limit: 3,
+        cursor: page.nextCursor as string,
+      });
+      expect(last).toEqual({ items: [expect.objectContaining({ id: made[6] })], nextCursor: null });
+      const refused = await failureOf(
+        rest.listPetsPage({ status: 'sold', cursor: first.nextCursor as string }),
+      );
+      expect(apiErrorOf(refused)).toMatchObject({ code: 'validation_failed', status: 400 });
+      const refusedTrpc = await failureOf(trpc.pets.page.query({ cursor: 'forged.cursor' }));
+      expect(apiErrorOf(refusedTrpc)).toMatchObject({ code: 'validation_failed', status: 400 });
+    });
+  });
+
   describe('tRPC client', () => {
     it('pets.create, pets.get and pets.list return typed pets, int64 above 2^53 exact both ways', async () => {
       const created = await trpc.pets.create.mutate({

@@ -30,7 +30,7 @@ export interface TestServer {
 export async function startTestServer(
   kind: DatabaseKind,
   label: string,
-  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute' | 'trpcFastPath'> & {
+  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute' | 'trpcFastPath' | 'publicBaseUrl'> & {
     /** Serve over this database instead, unmigrated (UNREACHABLE_DATABASE for outages). */
     databaseUrl?: string;
   } = {},

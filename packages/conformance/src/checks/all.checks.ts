@@ -5,6 +5,7 @@ import { generatedChecks } from './generated.checks.js';
 import { getPetChecks } from './get-pet.checks.js';
 import { httpChecks } from './http.checks.js';
 import { listPetsChecks } from './list-pets.checks.js';
+import { pagingChecks } from './paging.checks.js';
 import { responseChecks } from './responses.checks.js';
 import { statefulChecks } from './stateful.checks.js';
 
@@ -13,6 +14,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...authChecks,
   ...httpChecks,
   ...listPetsChecks,
+  ...pagingChecks,
   ...createPetChecks,
   ...getPetChecks,
   ...statefulChecks,

@@ -121,7 +121,7 @@ export const listPetsChecks: Check[] = [
   {
     id: 'listPets.paging.unknown-parameter',
     description:
-      'paging parameters other than limit (offset, cursor, page) are refused with 400, never ignored',
+      'paging parameters other than limit and cursor (offset, page) are refused with 400, never ignored; so is a cursor that is not ours',
     async run(ctx) {
       for (const query of ['offset=20', 'cursor=abc', 'page=2', 'limit=10&offset=10']) {
         expectRefused(await ctx.http.send(`/pets?${query}`), 400, 'validation_failed');

@@ -1,4 +1,4 @@
-import { type OperationId, operations } from '@petstore/schema';
+import { type OperationId, restOperations } from '@petstore/schema';
 import {
   type Check,
   type CheckContext,
@@ -10,7 +10,7 @@ import {
 import type { Exchange } from '../http-client.js';
 
 /** The contract's operations as path patterns (relative to the base URL) and methods. */
-const ROUTES = operations.map((op) => ({
+const ROUTES = restOperations.map((op) => ({
   id: op.id as OperationId,
   method: op.method,
   pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { CURSOR_MAX_LENGTH, type PetStatus, PetStatusSchema } from '@petstore/schema';
+import { AppError } from '../errors.js';
+
+// A paging cursor: `base64url(JSON payload) "." base64url(first 12 bytes of sha256(domain + payload))`. The
+// checksum makes a truncated, tampered or foreign token a clear 400 rather than a silently wrong page; it is
+// integrity, not secrecy nor a security boundary (anyone holding a key can list the same pets), so it needs
+// no shared secret and a cursor works on every instance and on both transports. A cursor is bound to the
+// `status` filter it was made for (the position `after` only means something within that filter) and not to
+// `limit`, so a client may change its page size mid-walk.
+
+const VERSION = 1;
+const DOMAIN = 'petstore-cursor-v1\n';
+const CHECKSUM_BYTES = 12;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const DECIMAL_ID = /^[1-9][0-9]{0,18}$/;
+const INT64_MAX = 2n ** 63n - 1n;
+
+export interface PetCursor {
+  /** The id of the last pet of the previous page: the next page starts after it. */
+  after: bigint;
+  status?: PetStatus | undefined;
+}
+
+const checksum = (payload: string) =>
+  createHash('sha256')
+    .update(DOMAIN + payload)
+    .digest()
+    .subarray(0, CHECKSUM_BYTES)
+    .toString('base64url');
+
+export function encodePetCursor({ after, status }: PetCursor): string {
+  const payload = JSON.stringify(
+    status === undefined
+      ? { v: VERSION, after: String(after) }
+      : { v: VERSION, after: String(after), status },
+  );
+  return `${Buffer.from(payload).toString('base64url')}.${checksum(payload)}`;
+}
+
+const invalid = (why: string) => new AppError('validation_failed', `cursor: ${why}`);
+
+/**
+ * The position a cursor names, for a request filtered by `status`; 400 `validation_failed` with a message
+ * saying what is wrong when it is not a cursor of ours for that filter.
+ */
+export function decodePetCursor(text: string, status: PetStatus | undefined): PetCursor {
+  if (text.length === 0 || text.length > CURSOR_MAX_LENGTH) {
+    throw invalid(`must be 1 to ${CURSOR_MAX_LENGTH} characters`);
+  }
+  const parts = text.split('.');
+  const [body, sum] = parts;
+  if (
+    parts.length !== 2 ||
+    body === undefined ||
+    sum === undefined ||
+    !BASE64URL.test(body) ||
+    !BASE64URL.test(sum)
+  ) {
+    throw invalid('is not a cursor given by this service (copy it whole from a Link header or nextCursor)');
+  }
+  const payload = Buffer.from(body, 'base64url').toString('utf8');
+  if (sum !== checksum(payload)) {
+    throw invalid('is damaged or was altered (checksum mismatch); restart from the first page');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    throw invalid('is not a cursor given by this service');
+  }
+  const fields = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  if (fields.v !== VERSION)
+    throw invalid('was made by another version of the service; restart from the first page');
+  const after = fields.after;
+  if (typeof after !== 'string' || !DECIMAL_ID.test(after) || BigInt(after) > INT64_MAX) {
+    throw invalid('is not a cursor given by this service');
+  }
+  const cursorStatus = fields.status === undefined ? undefined : PetStatusSchema.safeParse(fields.status);
+  if (cursorStatus !== undefined && !cursorStatus.success)
+    throw invalid('is not a cursor given by this service');
+  const madeFor = cursorStatus?.data;
+  if (madeFor !== status) {
+    throw invalid(
+      `was made for ${madeFor === undefined ? 'no status filter' : `status=${madeFor}`}, not for ` +
+        `${status === undefined ? 'no status filter' : `status=${status}`}; keep the filter while paging`,
+    );
+  }
+  return { after: BigInt(after), status: madeFor };
+}
