@@ -5,7 +5,7 @@ import {
   operations,
   TRPC_MAX_BATCH_SIZE,
 } from '@petstore/schema';
-import { getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
+import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { RequestHandler } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
@@ -13,20 +13,9 @@ import type { AccessGuard, Caller } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import type { AppRouter } from './router.js';
+import { trpcErrorOf } from './trpc.js';
 import { createTrpcFastPath, type FastProcedure } from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
-
-/** tRPC codes for the statuses our checks before tRPC can answer with. */
-const TRPC_CODES: Record<number, TRPCError['code']> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  405: 'METHOD_NOT_SUPPORTED',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'TOO_MANY_REQUESTS',
-  500: 'INTERNAL_SERVER_ERROR',
-  503: 'SERVICE_UNAVAILABLE',
-};
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
 const DEPRECATED = new Map(
@@ -99,10 +88,7 @@ export function trpcMiddleware(
     const appError = toAppError(error);
     if (appError === undefined) onInternalError(error, path);
     const known = appError ?? internalError();
-    const trpcError = new TRPCError({
-      code: TRPC_CODES[known.status] ?? 'INTERNAL_SERVER_ERROR',
-      cause: known,
-    });
+    const trpcError = trpcErrorOf(known);
     // No `path` in the shape: the error is the whole request's, and a batch's path can be long.
     const shape = getTRPCErrorShape({
       config,

@@ -80,7 +80,11 @@ const t = initTRPC.context<TrpcContext>().create({
  */
 export function toTrpcError(error: unknown): unknown {
   const cause = toAppError(error);
-  if (cause === undefined) return error;
+  return cause === undefined ? error : trpcErrorOf(cause);
+}
+
+/** An AppError as the TRPCError whose code gives the HTTP status REST would send. */
+export function trpcErrorOf(cause: AppError): TRPCError {
   return new TRPCError({
     code: TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR',
     message: cause.message,
