@@ -162,7 +162,7 @@ export function restHandler({
       for (const name in route.headers) res.setHeader(name, route.headers[name] as string);
     }
     try {
-      await guard(req.headers.authorization);
+      await guard(req.headers.authorization, { address: req.socket.remoteAddress });
       const op = route.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
       if (op === undefined) {
         res.setHeader('Allow', route.allow);
