@@ -18,37 +18,61 @@ const SQLITE_NOTADB = 26;
  */
 export async function lockDataDirectory(directory: string): Promise<{ release(): Promise<void> }> {
   const lockFile = `${directory}.lock.db`;
-  // A short busy timeout: two starters can both hold SQLite's shared lock for a moment, and with no wait at all
-  // each would then see the other's and both would give up (seen under load). SQLite returns at once to the one
-  // that would deadlock, so the other waits out that moment and wins; a live owner is still refused in 250 ms.
-  const connection = new DatabaseSync(lockFile, { timeout: 250 });
+  // Two starters can each hold SQLite's shared lock for a moment and each see the other's, so both would give up
+  // (seen under load, also with a busy timeout). A refusal is therefore retried after a short random pause until
+  // a deadline: racing starters settle on one winner, while a live owner, which never lets go, is still refused.
+  const deadline = Date.now() + 1_000;
+  for (;;) {
+    const attempt = tryLock(lockFile);
+    if (attempt.ok) return attempt.lock;
+    if (attempt.code !== SQLITE_BUSY || Date.now() > deadline) return refuse(directory, lockFile, attempt);
+    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 40));
+  }
+}
+
+type Attempt =
+  | { ok: true; lock: { release(): Promise<void> } }
+  | { ok: false; code: number | undefined; error: unknown };
+
+function tryLock(lockFile: string): Attempt {
+  const connection = new DatabaseSync(lockFile, { timeout: 100 });
   try {
     connection.exec('PRAGMA journal_mode = MEMORY'); // no journal file next to the lock
     connection.exec('PRAGMA locking_mode = EXCLUSIVE');
     connection.exec(`PRAGMA user_version = ${process.pid}`); // takes the exclusive lock, and keeps it
   } catch (error) {
     connection.close();
-    const code = (error as { errcode?: number }).errcode;
-    if (code === SQLITE_BUSY) {
-      const owner = await recordedOwner(lockFile);
-      throw new Error(
-        `the embedded database in ${directory} is in use by ${owner === undefined ? 'another process' : `process ${owner}`}. ` +
-          'It serves one process at a time: stop that process, choose another DATA_DIR, or use PostgreSQL (DATABASE_URL).',
-      );
-    }
-    if (code === SQLITE_NOTADB) {
-      throw new Error(`${lockFile} is not a lock file of this application: move it away and start again`);
-    }
-    throw error;
+    return { ok: false, code: (error as { errcode?: number }).errcode, error };
   }
   let released = false;
   return {
-    async release() {
-      if (released) return;
-      released = true;
-      connection.close();
+    ok: true,
+    lock: {
+      async release() {
+        if (released) return;
+        released = true;
+        connection.close();
+      },
     },
   };
+}
+
+async function refuse(
+  directory: string,
+  lockFile: string,
+  attempt: { code: number | undefined; error: unknown },
+): Promise<never> {
+  if (attempt.code === SQLITE_BUSY) {
+    const owner = await recordedOwner(lockFile);
+    throw new Error(
+      `the embedded database in ${directory} is in use by ${owner === undefined ? 'another process' : `process ${owner}`}. ` +
+        'It serves one process at a time: stop that process, choose another DATA_DIR, or use PostgreSQL (DATABASE_URL).',
+    );
+  }
+  if (attempt.code === SQLITE_NOTADB) {
+    throw new Error(`${lockFile} is not a lock file of this application: move it away and start again`);
+  }
+  throw attempt.error;
 }
 
 /** The PID the current owner wrote (user_version: bytes 60-63 of the header, big-endian). */
