@@ -332,6 +332,22 @@ export function pathParameterNames(path: string): string[] {
   return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
 }
 
+/**
+ * A path template as a pattern matching its concrete paths, each parameter a capture group in template order:
+ * `/pets/{petId}` -> `^/pets/([^/]+)$` (with `prefix`, e.g. API_BASE_PATH, in front).
+ */
+export function pathPattern(path: string, prefix = ''): RegExp {
+  const source = `${prefix}${path}`
+    .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+    .replace(/\\?\{[^}]+\\?\}/g, '([^/]+)');
+  return new RegExp(`^${source}$`);
+}
+
+/** An operation's tRPC procedure path: `pets.list`. */
+export function trpcPath(op: Pick<OperationContract, 'trpc'>): string {
+  return `${op.trpc.router}.${op.trpc.procedure}`;
+}
+
 /** A path template filled in: `/pets/{petId}` with `{ petId: 7n }` -> `/pets/7` (each value percent-encoded). */
 export function fillPath(path: string, values: Readonly<Record<string, unknown>>): string {
   return path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(String(values[name])));

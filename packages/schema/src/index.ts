@@ -26,10 +26,12 @@ export {
   isRestOperation,
   operations,
   pathParameterNames,
+  pathPattern,
   REQUEST_BODY_LIMIT_BYTES,
   restOperations,
   TRPC_ENDPOINT,
   TRPC_MAX_BATCH_SIZE,
+  trpcPath,
 } from './contract.js';
 export type { ApiError, ErrorCode } from './error.js';
 export { ERROR_CODES, ErrorSchema } from './error.js';

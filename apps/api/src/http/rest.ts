@@ -6,6 +6,7 @@ import {
   fillPath,
   type OperationId,
   pathParameterNames,
+  pathPattern,
   type RestOperationContract,
   restOperations,
   stringifyJson,
@@ -41,9 +42,8 @@ function compilePaths(): CompiledPath[] {
     const methods: string[] = ops.map((op) => op.method);
     if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
     const deprecated = ops.every((op) => op.deprecated !== undefined) ? ops[0] : undefined;
-    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]+)');
     return {
-      pattern: new RegExp(`^${API_BASE_PATH}${source}$`),
+      pattern: pathPattern(path, API_BASE_PATH),
       parameterNames: pathParameterNames(path),
       byMethod: new Map(ops.map((op) => [op.method, op])),
       allow: methods.join(', '),

@@ -4,6 +4,7 @@ import {
   type OperationContract,
   operations,
   TRPC_MAX_BATCH_SIZE,
+  trpcPath,
 } from '@petstore/schema';
 import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -21,7 +22,7 @@ import { checkTrpcInputs } from './trpc-input.js';
 const DEPRECATED = new Map(
   operations
     .filter((op): op is OperationContract & { deprecated: object } => op.deprecated !== undefined)
-    .map((op) => [`${op.trpc.router}.${op.trpc.procedure}`, deprecationHeaders(op) ?? {}]),
+    .map((op) => [trpcPath(op), deprecationHeaders(op) ?? {}]),
 );
 
 /** The raw text of one query parameter, strictly percent-decoded (invalid UTF-8 is refused, not replaced). */

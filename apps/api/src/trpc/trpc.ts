@@ -1,4 +1,4 @@
-import { type ApiError, describeIssues, inputSubject, operations } from '@petstore/schema';
+import { type ApiError, describeIssues, inputSubject, operations, trpcPath } from '@petstore/schema';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import { AppError, internalError, toAppError } from '../errors.js';
@@ -26,11 +26,10 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
 };
 
 /** The tRPC name of each operation (`pets.list`), and what its input is called on REST (for messages). */
-const procedureName = (op: (typeof operations)[number]) => `${op.trpc.router}.${op.trpc.procedure}`;
-const INPUT_SUBJECT = new Map(operations.map((op) => [procedureName(op), inputSubject(op)]));
+const INPUT_SUBJECT = new Map(operations.map((op) => [trpcPath(op), inputSubject(op)]));
 
-const queries = operations.filter((op) => op.trpc.kind === 'query').map(procedureName);
-const mutations = operations.filter((op) => op.trpc.kind === 'mutation').map(procedureName);
+const queries = operations.filter((op) => op.trpc.kind === 'query').map(trpcPath);
+const mutations = operations.filter((op) => op.trpc.kind === 'mutation').map(trpcPath);
 
 /** Errors tRPC raises itself (before any procedure runs), in our error model. */
 const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>> = {

@@ -1,4 +1,4 @@
-import { type OperationId, restOperations } from '@petstore/schema';
+import { type OperationId, pathPattern, restOperations } from '@petstore/schema';
 import {
   type Check,
   type CheckContext,
@@ -13,7 +13,7 @@ import type { Exchange } from '../http-client.js';
 const ROUTES = restOperations.map((op) => ({
   id: op.id as OperationId,
   method: op.method,
-  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  pattern: pathPattern(op.path),
 }));
 
 /** Which interface operation a request was, if any (unknown paths and methods are not operations). */
