@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 // What another team does with our packages: `pnpm pack` them, install the tarballs into a fresh project outside
-// the workspace (npm, with zod and other dependencies from the registry), import them from ESM and from
-// CommonJS, and type-check a consumer file with tsc.
+// the workspace (npm, with zod and other dependencies from the registry), then:
+// - check each package as a consumer's tools would: `attw --pack` (types resolve under node10, node16 from
+//   CommonJS and from ESM, and bundler) and `publint --strict` on the tarball;
+// - import them from ESM and require() them from CommonJS, and run the bin;
+// - type-check consumers with tsc: a current Node project (nodenext), and CommonJS code compiled with
+//   `moduleResolution` node10 and node16, whose emitted require() calls are then run;
+// - run the table of malformed replies (packages/client/test/response-table.ts) against the packed client from
+//   ESM, from CommonJS, and bundled for the browser (esbuild, --platform=browser --minify) in Chromium.
 //
 //   node scripts/pack-test.mjs [@petstore/schema @petstore/client ...]
 //
-// Default: @petstore/schema and @petstore/client. Run on Node 24 (`pnpm test:pack` does).
+// Default: every published package. Run on Node 24 (`pnpm test:pack` does).
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
@@ -18,6 +24,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
 
 const root = path.resolve(import.meta.dirname, '..');
 const run = (command, args, cwd = root) => {
@@ -25,6 +34,7 @@ const run = (command, args, cwd = root) => {
   return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 };
 const pnpm = (...args) => run('npx', ['-y', 'pnpm@12', ...args]);
+const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
 const published = readdirSync(path.join(root, 'packages'))
   .map((dir) => path.join(root, 'packages', dir))
@@ -32,7 +42,7 @@ const published = readdirSync(path.join(root, 'packages'))
   .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) }))
   .filter(({ manifest }) => !manifest.private);
 // Default: the packages other teams install. Each needs its consumer checks below.
-const DEFAULT_PACKAGES = ['@petstore/schema', '@petstore/client'];
+const DEFAULT_PACKAGES = ['@petstore/schema', '@petstore/client', '@petstore/conformance'];
 const wanted = process.argv.slice(2);
 const packages = (wanted.length > 0 ? wanted : DEFAULT_PACKAGES).map((name) => {
   const found = published.find(({ manifest }) => manifest.name === name);
@@ -47,7 +57,15 @@ const tarballs = path.join(project, 'tarballs');
 mkdirSync(tarballs);
 try {
   pnpm('turbo', 'run', 'build', '--output-logs=errors-only', ...names.map((name) => `--filter=${name}`));
-  for (const { dir } of packages) pnpm('--dir', dir, 'pack', '--pack-destination', tarballs);
+  for (const { dir, manifest } of packages) {
+    const before = new Set(readdirSync(tarballs));
+    pnpm('--dir', dir, 'pack', '--pack-destination', tarballs);
+    const tarball = readdirSync(tarballs).find((file) => !before.has(file));
+    // Exit non-zero on any problem: a type that does not resolve in one mode, a CJS/ESM mix-up, a bad export map.
+    process.stdout.write(run(bin('attw'), ['--pack', dir, '--format', 'table-flipped']));
+    process.stdout.write(run(bin('publint'), ['run', '--strict', path.join(tarballs, tarball)]));
+    console.log(`${manifest.name}: attw and publint found no problem`);
+  }
 
   writeFileSync(
     path.join(project, 'package.json'),
@@ -103,7 +121,33 @@ export async function names(): Promise<string[]> {
   return pets.map((pet) => pet.name);
 }`,
     },
+    '@petstore/conformance': {
+      esm: `import { listChecks, runConformance } from '@petstore/conformance';
+if (typeof runConformance !== 'function' || listChecks().length < 50) throw new Error('checks');`,
+      cjs: `const { listChecks, EXIT } = require('@petstore/conformance');
+if (listChecks().length < 50 || typeof EXIT !== 'object') throw new Error('checks');`,
+      types: `import { type ConformanceReport, listChecks, runConformance } from '@petstore/conformance';
+export const ids: string[] = listChecks().map((check) => check.id);
+export async function passed(): Promise<boolean> {
+  const report: ConformanceReport = await runConformance({ baseUrl: 'https://api.example/v1', apiKey: 'key-0123456789abcdef' });
+  return report.failed === 0;
+}`,
+    },
   };
+
+  // CommonJS TypeScript: compiled with an older resolution mode, emitted as require() calls, then run.
+  const commonJsConsumer = `import { createRestClient, PetStoreApiError, type Pet } from '@petstore/client';
+import { PetSchema, parseJson, type NewPetInput } from '@petstore/schema';
+${names.includes('@petstore/conformance') ? "import { listChecks } from '@petstore/conformance';\nif (listChecks().length < 50) throw new Error('conformance');" : ''}
+const input: NewPetInput = { name: 'Rex', categoryId: 1 };
+const pet: Pet = PetSchema.parse(parseJson('{"id":9007199254740993,"name":"Rex","categoryId":1}'));
+if (pet.id !== 9007199254740993n || input.name !== pet.name) throw new Error('schema');
+const client = createRestClient({ baseUrl: 'https://api.example/v1', apiKey: 'key-0123456789abcdef' });
+if (typeof client.listPets !== 'function' || !(new PetStoreApiError('network', 'x') instanceof Error)) {
+  throw new Error('client');
+}
+console.log('CommonJS consumer compiled with ' + process.argv[2] + ': ok');
+`;
 
   const consumerFiles = [];
   for (const name of names) {
@@ -123,6 +167,13 @@ export async function names(): Promise<string[]> {
     // process.execPath: this script runs on the repository's Node 24, whose require() loads ES modules.
     process.stdout.write(run(process.execPath, [`${base}.mjs`], project));
     process.stdout.write(run(process.execPath, [`${base}.cjs`], project));
+  }
+
+  if (names.includes('@petstore/client')) await runResponseTable(project);
+  if (names.includes('@petstore/conformance')) {
+    const help = run(path.join(project, 'node_modules/.bin/petstore-conformance'), ['--help'], project);
+    if (!help.startsWith('Usage: petstore-conformance')) throw new Error('the bin did not print its usage');
+    console.log('petstore-conformance --help: ok');
   }
 
   // The consumer's own TypeScript, with the settings a current Node project uses.
@@ -148,9 +199,109 @@ export async function names(): Promise<string[]> {
   process.stdout.write(
     run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', '.'], project),
   );
+  if (names.includes('@petstore/client') && names.includes('@petstore/schema')) {
+    writeFileSync(path.join(project, 'commonjs-consumer.ts'), commonJsConsumer);
+    for (const resolution of ['node10', 'node16']) {
+      const config = `tsconfig.${resolution}.json`;
+      writeFileSync(
+        path.join(project, config),
+        `${JSON.stringify(
+          {
+            compilerOptions: {
+              target: 'es2022',
+              module: resolution === 'node10' ? 'commonjs' : 'node16',
+              moduleResolution: resolution,
+              // What \`tsc --init\` writes; zod's own CommonJS declarations need it.
+              esModuleInterop: true,
+              strict: true,
+              skipLibCheck: false,
+              types: ['node'],
+              outDir: `out-${resolution}`,
+            },
+            files: ['commonjs-consumer.ts'],
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', config], project);
+      const emitted = readFileSync(path.join(project, `out-${resolution}/commonjs-consumer.js`), 'utf8');
+      if (!emitted.includes('require("@petstore/client")'))
+        throw new Error(`${resolution}: no require() emitted`);
+      process.stdout.write(
+        run(process.execPath, [`out-${resolution}/commonjs-consumer.js`, resolution], project),
+      );
+    }
+  }
   console.log(`pack test passed for ${names.join(', ')} (in ${project})`);
   rmSync(project, { recursive: true, force: true });
 } catch (error) {
   console.error(`pack test FAILED; the throwaway project is kept in ${project}`);
   throw error;
+}
+
+/**
+ * The table of replies against the installed client: imported from ESM, required from CommonJS, and bundled for
+ * the browser and run in Chromium. Every case must come out the same way in all three.
+ */
+async function runResponseTable(project) {
+  const tablePath = path.join(root, 'packages/client/test/response-table.ts');
+  const table = pathToFileURL(tablePath).href;
+  // Each prints the cases the client got wrong and exits 1, or one line when there are none.
+  const finish = (where) =>
+    `.then((wrong) => {
+  if (wrong.length > 0) throw new Error(wrong.join('\\n'));
+  console.log(${JSON.stringify(`response table (${where}): every case as expected`)});
+});\n`;
+  writeFileSync(
+    path.join(project, 'table.mjs'),
+    `import { createRestClient } from '@petstore/client';
+import { runResponseTable } from '${table}';
+runResponseTable(createRestClient)${finish('Node, ESM import')}`,
+  );
+  writeFileSync(
+    path.join(project, 'table.cjs'),
+    `const { createRestClient } = require('@petstore/client');
+import('${table}')
+  .then(({ runResponseTable }) => runResponseTable(createRestClient))${finish('Node, CommonJS require')}`,
+  );
+  process.stdout.write(run(process.execPath, ['table.mjs'], project));
+  process.stdout.write(run(process.execPath, ['table.cjs'], project));
+
+  const { outputFiles } = await build({
+    stdin: {
+      contents: `import { createRestClient } from '@petstore/client';
+import { runResponseTable } from ${JSON.stringify(tablePath)};
+globalThis.runTable = () => runResponseTable(createRestClient);`,
+      resolveDir: project,
+      sourcefile: 'page.js',
+    },
+    bundle: true,
+    platform: 'browser',
+    minify: true,
+    write: false,
+    logLevel: 'error',
+  });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.addScriptTag({ content: outputFiles[0].text });
+    const wrong = await page.evaluate(() => globalThis.runTable());
+    if (wrong.length > 0) throw new Error(`response table in Chromium:\n${wrong.join('\n')}`);
+    console.log('response table (browser bundle in Chromium): every case as expected');
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Debian's Chromium (scripts/ensure-chromium.sh installs it in CI), or CHROMIUM_PATH. */
+function chromiumPath() {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  const found = candidates.find((candidate) => candidate && existsSync(candidate));
+  if (found === undefined)
+    throw new Error('Chromium is missing: run scripts/ensure-chromium.sh or set CHROMIUM_PATH');
+  return found;
 }

@@ -24,7 +24,7 @@ import {
   summarize,
 } from './report.js';
 import { API_KEY, createScenarios, mixedLoad, type Scenario } from './scenarios.js';
-import { type ServerProcess, sampleRss, startServer } from './server-process.js';
+import { freePort, type ServerProcess, sampleRss, startServer } from './server-process.js';
 import { ensureWrk, runWrk, writeLuaScript } from './wrk.js';
 
 const SEEDED_PETS = 10_000;
@@ -50,6 +50,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     duration: { type: 'string' },
     'no-log-variant': { type: 'boolean', default: false },
+    metrics: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
     json: { type: 'string' },
     api: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -64,6 +66,8 @@ if (args.help) {
       'pnpm bench --quick         short comparison (about 3 minutes), no logging variant\n' +
       'pnpm bench --soak 60       api alone under mixed load, RSS over time\n' +
       'pnpm bench --profile       api under --cpu-prof, one profile per scenario, summarized\n' +
+      'pnpm bench --metrics       api with METRICS_PORT set (tracing off) vs without, interleaved in one run;\n' +
+      "                           --baseline PATH adds another build (today's main) as a third server\n" +
       'options: --rounds N, --duration SECONDS (50-connection runs; 1-connection runs take half),\n' +
       '         --no-log-variant, --json FILE (raw results), --api PATH (another build of apps/api/dist/main.js)\n',
   );
@@ -175,6 +179,7 @@ async function main(): Promise<void> {
     log(`seeded ${SEEDED_PETS.toLocaleString('en-US')} pets`);
 
     if (args.soak !== undefined) return await soak(api, Number(args.soak || 60), work);
+    if (args.metrics) return await metricsComparison(database.url, api, servers, work);
 
     const startup = await measureStartup(database.url);
     const raw = await startReference(database.url, 'raw');
@@ -363,6 +368,105 @@ function checkResult(
 }
 
 /** The api alone under mixed load; RSS every 5 s, and whether it stayed flat. */
+/**
+ * What metrics cost: the same build with and without METRICS_PORT (tracing off in both), and optionally another
+ * build (`--baseline`: today's main), on the same database, 50 connections, runs interleaved round by round in
+ * alternating order; Prometheus' scrape is done once per run, at its end. Target: within 5% of today.
+ */
+async function metricsComparison(
+  databaseUrl: string,
+  api: ServerProcess,
+  servers: ServerProcess[],
+  work: string,
+): Promise<void> {
+  const metricsPort = await freePort();
+  const withMetrics = await startApi(databaseUrl, 'api-metrics', { METRICS_PORT: String(metricsPort) });
+  servers.push(withMetrics);
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const contenders = [api, withMetrics];
+  if (args.baseline !== undefined) {
+    const baseline = await startServer({
+      label: 'baseline',
+      args: ['--max-semi-space-size=8', resolve(args.baseline)],
+      env: serverEnv(databaseUrl),
+      readyPath: '/v1/pets?limit=1',
+      apiKey: API_KEY,
+    });
+    servers.push(baseline);
+    contenders.unshift(baseline);
+  }
+  const warm = writeLuaScript(work, 'warmup', mixedLoad(SEEDED_PETS));
+  for (const server of contenders) {
+    log(`warming up ${server.label} (${warmupSec} s mixed load)`);
+    await runWrk({ baseUrl: server.baseUrl, script: warm, connections: 50, durationSec: warmupSec });
+  }
+  const scenarios = createScenarios(SEEDED_PETS).filter((s) =>
+    ['list20', 'get-by-id', 'create', 'unauthorized', 'trpc-list20'].includes(s.name),
+  );
+  const scripts = new Map(scenarios.map((s) => [s.name, writeLuaScript(work, s.name, s.load)]));
+  const results = new Map<string, Measurement[]>();
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+    for (const scenario of scenarios) {
+      for (const server of order) {
+        const result = await measure(server, scripts.get(scenario.name) as string, 50, duration50);
+        if (server === withMetrics) await (await fetch(metricsUrl)).text();
+        const k = `${scenario.name}/${server.label}`;
+        results.set(k, [...(results.get(k) ?? []), result]);
+      }
+    }
+    log(`round ${round + 1}/${rounds} done; load average ${loadavg()[0]?.toFixed(2)}`);
+  }
+  const scrape = await (await fetch(metricsUrl)).text();
+  const counted = [...scrape.matchAll(/^petstore_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
+  const today = args.baseline === undefined ? 'api' : 'baseline';
+  log('');
+  log(
+    `### metrics on (METRICS_PORT set, tracing off) vs ${today === 'api' ? 'metrics off (same build)' : 'today (--baseline build) and metrics off'}: ` +
+      `medians of ${rounds} interleaved rounds, ${duration50} s each, 50 connections`,
+  );
+  log('');
+  const labels = contenders.map((server) => server.label);
+  log(
+    `| scenario | ${labels.map((label) => `${label} req/s`).join(' | ')} | metrics on vs ${today} | CPU µs/req ${labels.join(' / ')} |`,
+  );
+  log(`| --- | ${labels.map(() => '---:').join(' | ')} | ---: | ---: |`);
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  for (const scenario of scenarios) {
+    const runs = labels.map((label) => results.get(`${scenario.name}/${label}`) ?? []);
+    const medians = runs.map((list) => summarize(list.map((r) => r.rps)).median);
+    const cpu = runs.map((list) => summarize(list.map((r) => r.cpuMicros / Math.max(1, r.requests))).median);
+    const on = medians[labels.indexOf('api-metrics')] as number;
+    const base = medians[labels.indexOf(today)] as number;
+    ratios.push(on / base);
+    cpuRatios.push((cpu[labels.indexOf('api-metrics')] as number) / (cpu[labels.indexOf(today)] as number));
+    log(
+      `| ${scenario.name} | ${medians.map((m) => m.toFixed(0)).join(' | ')} | ${((on / base - 1) * 100).toFixed(1)}% | ${cpu.map((c) => c.toFixed(0)).join(' / ')} |`,
+    );
+  }
+  const geomeanOf = (values: number[]) =>
+    Math.exp(values.reduce((sum, r) => sum + Math.log(r), 0) / values.length);
+  const geomean = geomeanOf(ratios);
+  log('');
+  log(
+    `metrics on vs ${today}, geometric mean over the scenarios: ${((geomean - 1) * 100).toFixed(1)}% ` +
+      `(target: within 5%: ${geomean >= 0.95 ? 'yes' : 'NO'}); the api-metrics process counted ${counted.toLocaleString('en-US')} requests`,
+  );
+  log(
+    `server CPU per request, metrics on vs ${today}, geometric mean: ${((geomeanOf(cpuRatios) - 1) * 100).toFixed(1)}% ` +
+      '(steadier than req/s on a shared machine: the load generator and other processes do not count in it)',
+  );
+  log(
+    `load average now ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
 async function soak(api: ServerProcess, seconds: number, work: string): Promise<void> {
   const script = writeLuaScript(work, 'soak', mixedLoad(SEEDED_PETS));
   log(`soak: ${seconds} s of mixed load (reads, REST and tRPC creates) at 50 connections on the api`);

@@ -94,6 +94,19 @@ export function createScenarios(seededPets: number): Scenario[] {
       },
     },
     {
+      name: 'create-with-key',
+      description: 'POST /v1/pets with a new Idempotency-Key each time (key stored with the pet)',
+      expectErrors: false,
+      apiOnly: true,
+      load: {
+        method: 'POST',
+        paths: ['/v1/pets'],
+        headers: json,
+        body: '{"name":"Bench Rex","categoryId":9007199254740993,"status":"available"}',
+        uniqueIdempotencyKeys: true,
+      },
+    },
+    {
       name: 'unauthorized',
       description: 'GET /v1/pets with a wrong key (401)',
       expectErrors: true,

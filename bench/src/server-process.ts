@@ -127,7 +127,15 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       return { rss: readStatusKb(pid, 'VmRSS'), peak: readStatusKb(pid, 'VmHWM') };
     },
     readCpuMicros() {
-      return readCpuMicros(pid);
+      try {
+        return readCpuMicros(pid);
+      } catch (error) {
+        // The process is gone: say which server, how it ended and what it last wrote, not just ENOENT.
+        const ended = child.exitCode ?? child.signalCode ?? 'unknown';
+        throw new Error(`${spec.label} server (pid ${pid}) is gone (exit: ${ended}):\n${stderrText}`, {
+          cause: error,
+        });
+      }
     },
     stop() {
       return new Promise((resolve) => {

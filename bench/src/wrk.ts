@@ -12,6 +12,11 @@ export interface LoadRequest {
   body?: string;
   /** JSON POSTs mixed in after `paths` (soak and warm-up only). */
   posts?: { path: string; body: string }[];
+  /**
+   * Send a new `Idempotency-Key` with every request (a per-run random prefix and a counter), so that each one
+   * is a first request that creates, never a replay. Only with a single path.
+   */
+  uniqueIdempotencyKeys?: boolean;
 }
 
 export interface LoadResult {
@@ -41,7 +46,11 @@ local paths = { ${load.paths.map(luaString).join(', ')} }
 local posts = { ${(load.posts ?? []).map((post) => `{ ${luaString(post.path)}, ${luaString(post.body)} }`).join(', ')} }
 local requests = {}
 local n = 0
+local keyed = ${load.uniqueIdempotencyKeys === true ? 'true' : 'false'}
+local keyPrefix = ""
 init = function(args)
+  math.randomseed(os.time() + math.floor(os.clock() * 1000000))
+  keyPrefix = string.format("bench-%d-%d-", os.time(), math.random(1, 1000000000))
   for i, path in ipairs(paths) do requests[i] = wrk.format(nil, path) end
   local postHeaders = {}
   for key, value in pairs(wrk.headers) do postHeaders[key] = value end
@@ -51,6 +60,11 @@ init = function(args)
   end
 end
 request = function()
+  if keyed then
+    n = n + 1
+    wrk.headers["Idempotency-Key"] = keyPrefix .. n
+    return wrk.format(nil, paths[1])
+  end
   n = n % #requests + 1
   return requests[n]
 end

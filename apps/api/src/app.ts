@@ -1,4 +1,4 @@
-import { API_BASE_PATH, type OpenApiServer, TRPC_ENDPOINT } from '@petstore/schema';
+import { API_BASE_PATH, IDEMPOTENCY_KEY_HEADER, type OpenApiServer, TRPC_ENDPOINT } from '@petstore/schema';
 import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
@@ -14,6 +14,9 @@ import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.servic
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
 import { createAccessLog, type Logger } from './logger.js';
+import type { Metrics } from './observability/metrics.js';
+import { labelOtherRoutes } from './observability/operation-label.js';
+import type { RequestTracer } from './observability/request-tracer.js';
 import type { OperationHandlers } from './operations.js';
 import { PET_BODY_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
@@ -38,6 +41,8 @@ export interface AppDeps {
    * authentications are limited to the same number per minute per client address.
    */
   rateLimitPerMinute?: number | undefined;
+  /** How long createPet's idempotency keys are remembered (seconds); 24 hours when absent. */
+  idempotencyKeyTtlSeconds?: number | undefined;
   /** The OpenAPI `servers` (public URLs of the environments); the serving host when absent. */
   servers?: readonly OpenApiServer[] | undefined;
   /**
@@ -47,6 +52,10 @@ export interface AppDeps {
   publicBaseUrl?: string | undefined;
   /** tRPC's plain JSON calls served without its fetch adapter (default true; the tests compare both). */
   trpcFastPath?: boolean | undefined;
+  /** Request metrics (METRICS_PORT); none when absent. */
+  metrics?: Pick<Metrics, 'observe'> | undefined;
+  /** A server span per request (OpenTelemetry configured); none when absent. */
+  tracer?: RequestTracer | undefined;
 }
 
 /** Headers a browser client may read from our responses (CORS). */
@@ -70,7 +79,10 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   // One domain layer: the service functions serve the contract's operations, on both transports.
-  const handlers: OperationHandlers = createPetsService(deps.sql);
+  const handlers: OperationHandlers = createPetsService(deps.sql, {
+    idempotencyKeyTtlSeconds: deps.idempotencyKeyTtlSeconds,
+    onSweepError: (error) => logger.warn({ err: error }, 'could not sweep expired idempotency keys'),
+  });
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
     find: createIssuedKeyLookup(deps.sql),
@@ -91,13 +103,13 @@ export function createApp(deps: AppDeps): express.Express {
   const onInternalError = (error: unknown, req: { method?: string | undefined; url?: string | undefined }) =>
     logInternalError(error, { method: req.method, path: req.url?.split('?')[0] });
 
-  app.use(requestContext(createAccessLog(logger)));
+  app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
     app.use(
       cors({
         origin: deps.corsOrigins.includes('*') ? '*' : [...deps.corsOrigins],
-        allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', IDEMPOTENCY_KEY_HEADER],
         exposedHeaders: EXPOSED_HEADERS,
         maxAge: 600,
       }),
@@ -121,6 +133,7 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
     }),
   );
+  if (deps.metrics !== undefined || deps.tracer !== undefined) app.use(labelOtherRoutes);
   app.use((deps.health ?? createHealth(deps)).router);
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
   app.use('/docs', helmet());

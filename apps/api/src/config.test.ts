@@ -13,12 +13,14 @@ describe('parseConfig', () => {
       apiKeys: undefined,
       appEnv: undefined,
       logLevel: 'info',
+      idempotencyKeyTtlSeconds: 86_400,
       serverLimits: {
         requestTimeoutMs: 30_000,
         headersTimeoutMs: 10_000,
         keepAliveTimeoutMs: 65_000,
         maxConnections: 1_000,
       },
+      shutdownDrainMs: 0,
     });
   });
 
@@ -32,10 +34,16 @@ describe('parseConfig', () => {
         API_KEYS: ` ${KEY} ,second-key-0123456789,`,
         APP_ENV: 'staging',
         LOG_LEVEL: 'warn',
+        IDEMPOTENCY_KEY_TTL_SECONDS: '3600',
         HTTP_REQUEST_TIMEOUT_MS: '20000',
         HTTP_HEADERS_TIMEOUT_MS: '5000',
         HTTP_KEEP_ALIVE_TIMEOUT_MS: '75000',
         HTTP_MAX_CONNECTIONS: '200',
+        METRICS_PORT: '9464',
+        METRICS_HOST: '10.0.0.5',
+        SHUTDOWN_DRAIN_MS: '15000',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+        OTEL_SERVICE_NAME: 'pets-eu',
       }),
     ).toEqual({
       port: 8080,
@@ -45,13 +53,48 @@ describe('parseConfig', () => {
       apiKeys: [KEY, 'second-key-0123456789'],
       appEnv: 'staging',
       logLevel: 'warn',
+      idempotencyKeyTtlSeconds: 3_600,
       serverLimits: {
         requestTimeoutMs: 20_000,
         headersTimeoutMs: 5_000,
         keepAliveTimeoutMs: 75_000,
         maxConnections: 200,
       },
+      metrics: { port: 9464, host: '10.0.0.5' },
+      shutdownDrainMs: 15_000,
+      tracing: { tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'pets-eu' },
     });
+  });
+
+  it('drains 10 s by default in a deployed environment, not at all in local development', () => {
+    expect(parseConfig({ APP_ENV: 'production', API_KEYS: KEY }).shutdownDrainMs).toBe(10_000);
+    expect(parseConfig({ APP_ENV: 'staging', API_KEYS: KEY, SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(
+      0,
+    );
+    expect(parseConfig({}).shutdownDrainMs).toBe(0);
+  });
+
+  it('serves metrics only when METRICS_PORT is set, on 127.0.0.1 unless METRICS_HOST says otherwise', () => {
+    expect(parseConfig({}).metrics).toBeUndefined();
+    expect(parseConfig({ METRICS_PORT: '9464', HOST: '0.0.0.0' }).metrics).toEqual({
+      port: 9464,
+      host: '127.0.0.1',
+    });
+    expect(() => parseConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT: must differ from PORT/);
+  });
+
+  it('traces only when an OTLP endpoint is set and the SDK is not disabled; the signal URL wins', () => {
+    expect(parseConfig({}).tracing).toBeUndefined();
+    expect(
+      parseConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/in',
+      }).tracing,
+    ).toEqual({ tracesUrl: 'https://traces.example.com/in', serviceName: 'petstore-api' });
+    expect(
+      parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })
+        .tracing,
+    ).toBeUndefined();
   });
 
   it('treats empty values as unset', () => {
@@ -73,12 +116,19 @@ describe('parseConfig', () => {
     [{ API_KEYS: ',,' }, 'API_KEYS'],
     [{ API_KEYS: 'has a space in the key!' }, 'API_KEYS'],
     [{ APP_ENV: 'prod' }, 'APP_ENV'],
+    [{ METRICS_PORT: 'metrics' }, 'METRICS_PORT'],
+    [{ SHUTDOWN_DRAIN_MS: '-1' }, 'SHUTDOWN_DRAIN_MS'],
+    [{ SHUTDOWN_DRAIN_MS: '10s' }, 'SHUTDOWN_DRAIN_MS'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [{ OTEL_SDK_DISABLED: 'yes' }, 'OTEL_SDK_DISABLED'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '2.5' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'long' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
     [{ HTTP_MAX_CONNECTIONS: '-1' }, 'HTTP_MAX_CONNECTIONS'],
+    [{ IDEMPOTENCY_KEY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_KEY_TTL_SECONDS'],
+    [{ IDEMPOTENCY_KEY_TTL_SECONDS: '1 day' }, 'IDEMPOTENCY_KEY_TTL_SECONDS'],
   ])('refuses %j, naming the variable', (env, variable) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}: `));

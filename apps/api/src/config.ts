@@ -100,6 +100,16 @@ const EnvSchema = z.object({
       .min(1, 'must be at least 1 (unset it to turn rate limiting off)')
       .optional(),
   ),
+  // How long createPet's idempotency keys are remembered (the IETF draft suggests at least 24 hours).
+  IDEMPOTENCY_KEY_TTL_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(1, 'must be at least 1 second')
+      .max(30 * 24 * 60 * 60, 'must be at most 30 days (2592000 seconds)')
+      .default(24 * 60 * 60),
+  ),
   // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
   HTTP_REQUEST_TIMEOUT_MS: milliseconds(30_000),
   HTTP_HEADERS_TIMEOUT_MS: milliseconds(10_000),
@@ -117,6 +127,42 @@ const EnvSchema = z.object({
   // Same names as @petstore/client's environment presets, so one deployment setting serves both.
   PETSTORE_PRODUCTION_URL: PublicUrlSchema,
   PETSTORE_STAGING_URL: PublicUrlSchema,
+  // Operating at scale (docs/operations.md#production-topology): metrics, traces, draining before exit.
+  METRICS_PORT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a port number' })
+      .int('must be a port number')
+      .min(0, 'must be a port number between 0 and 65535')
+      .max(65535, 'must be a port number between 0 and 65535')
+      .optional(),
+  ),
+  METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
+  SHUTDOWN_DRAIN_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .min(0, 'must be 0 or more milliseconds')
+      .max(300_000, 'must be at most 300000 milliseconds (5 minutes)')
+      .optional(),
+  ),
+  // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318' }).optional(),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(
+    emptyAsUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318/v1/traces' })
+      .optional(),
+  ),
+  OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().min(1).default('petstore-api')),
+  OTEL_SDK_DISABLED: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  ),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -151,10 +197,21 @@ export interface Config {
   corsOrigins: string[] | undefined;
   /** Requests per minute per API key, counted across instances; undefined: no limit. */
   rateLimitPerMinute: number | undefined;
+  /** How long an idempotency key of createPet is remembered, in seconds. */
+  idempotencyKeyTtlSeconds: number;
   /** Public base URLs (ending in /v1) of both environments, listed as the OpenAPI `servers`; each optional. */
   productionUrl: string | undefined;
   stagingUrl: string | undefined;
   serverLimits: ServerLimits;
+  /** Where Prometheus scrapes GET /metrics; undefined: no metrics are collected or served. */
+  metrics: { port: number; host: string } | undefined;
+  /**
+   * After SIGTERM, how long the process keeps serving (with /readyz at 503) before it closes, so that a load
+   * balancer takes it out of rotation first: 10 s by default when APP_ENV is set, 0 in local development.
+   */
+  shutdownDrainMs: number;
+  /** OTLP/HTTP traces, when an endpoint is configured (and OTEL_SDK_DISABLED is not true). */
+  tracing: { tracesUrl: string; serviceName: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -184,6 +241,12 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       `invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`,
     );
   }
+  // Metrics are served apart from the API so that they never go out through the API's load balancer.
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+    throw new ConfigError(
+      `invalid configuration:\n  METRICS_PORT: must differ from PORT (${env.PORT}): metrics are served on a port of their own`,
+    );
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -194,6 +257,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     logLevel: env.LOG_LEVEL,
     corsOrigins: env.CORS_ORIGINS,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    idempotencyKeyTtlSeconds: env.IDEMPOTENCY_KEY_TTL_SECONDS,
     productionUrl: env.PETSTORE_PRODUCTION_URL,
     stagingUrl: env.PETSTORE_STAGING_URL,
     serverLimits: {
@@ -202,5 +266,19 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
+    metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS ?? (env.APP_ENV === undefined ? 0 : 10_000),
+    tracing: tracingConfig(env),
   };
+}
+
+/** The traces URL as OpenTelemetry's exporters derive it: the signal's own variable, else `<endpoint>/v1/traces`. */
+function tracingConfig(env: z.output<typeof EnvSchema>): Config['tracing'] {
+  if (env.OTEL_SDK_DISABLED === 'true') return undefined;
+  const tracesUrl =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? undefined
+      : `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+  return tracesUrl === undefined ? undefined : { tracesUrl, serviceName: env.OTEL_SERVICE_NAME };
 }

@@ -32,8 +32,15 @@ export function createLogger(level: LogLevel) {
 
 export type Logger = ReturnType<typeof createLogger>;
 
-/** Writes one access-log line: request id, method, path, status, duration in ms. */
-export type AccessLog = (requestId: string, method: string, path: string, status: number, ms: number) => void;
+/** Writes one access-log line: request id, method, path, status, duration in ms, and the trace id when traced. */
+export type AccessLog = (
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  ms: number,
+  traceId?: string,
+) => void;
 
 const INFO = 30;
 
@@ -46,9 +53,11 @@ export function createAccessLog(logger: Logger): AccessLog | undefined {
   if (!logger.isLevelEnabled('info')) return undefined;
   const stream = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym];
   if (stream === undefined) throw new Error('the logger has no stream');
-  return (requestId, method, path, status, ms) => {
+  return (requestId, method, path, status, ms, traceId) => {
+    // The trace id is 32 hex digits from the tracer (never from the request): safe to write unquoted.
     stream.write(
-      `{"level":${INFO},"time":${Date.now()},"requestId":"${requestId}","method":${JSON.stringify(method)},` +
+      `{"level":${INFO},"time":${Date.now()},"requestId":"${requestId}",` +
+        `${traceId === undefined ? '' : `"traceId":"${traceId}",`}"method":${JSON.stringify(method)},` +
         `"path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 1000) / 1000},"msg":"request"}\n`,
     );
   };

@@ -10,6 +10,7 @@ import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { publicServers } from './http/docs.js';
 import { createHealth } from './http/health.js';
 import { createLogger } from './logger.js';
+import type { Tracing } from './observability/request-tracer.js';
 import { createHttpServer } from './server-limits.js';
 import { exitGracefullyOnSignals } from './shutdown.js';
 
@@ -32,6 +33,14 @@ async function main(): Promise<void> {
     apiKeys = [devKey];
   }
 
+  // Tracing first, so that Prisma's instrumentation is in place before the client exists. Its modules (and
+  // prom-client's) are loaded only when configured: without them start-up and the request path are unchanged.
+  let tracing: Tracing | undefined;
+  if (config.tracing !== undefined) {
+    tracing = (await import('./observability/tracing.js')).startTracing(config.tracing);
+    logger.info({ tracesUrl: config.tracing.tracesUrl }, 'tracing on: spans are sent over OTLP/HTTP');
+  }
+
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
   const { applied } = (await migrationsAreCurrent(database.sql))
@@ -49,17 +58,24 @@ async function main(): Promise<void> {
       : config.appEnv === 'staging'
         ? config.stagingUrl
         : undefined;
+  const metrics =
+    config.metrics === undefined
+      ? undefined
+      : (await import('./observability/metrics.js')).createMetrics({ poolStats: database.poolStats });
   const app = createApp({
     prisma: database.prisma,
-    sql: database.sql,
+    sql: tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind),
     logger,
     apiKeys,
     migrations,
     health,
     corsOrigins: config.corsOrigins,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     servers,
     publicBaseUrl: publicUrl,
+    metrics,
+    tracer: tracing?.requests,
   });
   const server = createHttpServer(app, config.serverLimits);
   await new Promise<void>((resolve, reject) => {
@@ -67,6 +83,12 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(config.port, config.host);
   });
+  // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
+  // soon as it reads that line must get the drain, not Node's default of dying at once.
+  const closers: (() => Promise<void>)[] = [];
+  if (tracing !== undefined) closers.push(() => tracing.shutdown());
+  exitGracefullyOnSignals({ server, database, health, logger, drainMs: config.shutdownDrainMs, closers });
+
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const baseUrl = `http://${host}:${port}/v1`;
@@ -83,7 +105,14 @@ async function main(): Promise<void> {
     );
   }
 
-  exitGracefullyOnSignals({ server, database, health, logger });
+  if (metrics !== undefined && config.metrics !== undefined) {
+    const { serveMetrics } = await import('./observability/metrics.js');
+    const metricsServer = await serveMetrics(metrics, config.metrics.port, config.metrics.host);
+    const { port: metricsPort } = metricsServer.address() as AddressInfo;
+    const metricsHost = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host;
+    process.stdout.write(`Metrics on http://${metricsHost}:${metricsPort}/metrics\n`);
+    closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,10 @@
 import type { OperationId, OperationOutput, OperationParsedInput } from '@petstore/schema';
+import type { Caller } from './http/auth.js';
+
+/** What every operation is told about the call besides its input: who made it (keys idempotency records). */
+export interface OperationContext {
+  caller: Caller;
+}
 
 /**
  * What serves the contract: one function per operation, keyed by operationId, taking the operation's parsed
@@ -6,5 +12,8 @@ import type { OperationId, OperationOutput, OperationParsedInput } from '@petsto
  * contract entry plus a service function, and both transports serve it.
  */
 export type OperationHandlers = {
-  [Id in OperationId]: (input: OperationParsedInput<Id>) => Promise<OperationOutput<Id>>;
+  [Id in OperationId]: (
+    input: OperationParsedInput<Id>,
+    context: OperationContext,
+  ) => Promise<OperationOutput<Id>>;
 };

@@ -1,41 +1,14 @@
 // The /docs page in a real headless Chromium: it loads Swagger UI from this server only (no CDN), renders the
 // served OpenAPI document with its three operations, and marks getPet deprecated. The screenshot is kept in
 // test-results/docs.png for a person to look at.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/chromium.js';
 import { call, expectError } from './support/http.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const SCREENSHOT = new URL('../test-results/docs.png', import.meta.url);
-
-/**
- * Chromium from the system (Debian's `chromium` package); `npx playwright install` cannot download here.
- * When it is missing, scripts/ensure-chromium.sh installs it where it can (root with apt-get), so the README's
- * test command works on a fresh machine; elsewhere the test fails with the command that fixes it: a skipped
- * browser test would hide a broken page.
- */
-function findChromium(): string {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-  const present = () =>
-    candidates.find((candidate) => candidate !== undefined && candidate !== '' && existsSync(candidate));
-  if (present() === undefined && process.platform === 'linux') {
-    spawnSync('bash', [join(import.meta.dirname, '../../../scripts/ensure-chromium.sh')], {
-      stdio: 'inherit',
-    });
-  }
-  const found = present();
-  if (found === undefined) {
-    throw new Error(
-      'Chromium is needed for the /docs browser test and was not found. Install it with ' +
-        '`apt-get update && apt-get install -y chromium` (or `scripts/ensure-chromium.sh`), ' +
-        'or point CHROMIUM_PATH at a Chromium binary.',
-    );
-  }
-  return found;
-}
 
 describe('/docs in headless Chromium', () => {
   let server: TestServer;
@@ -45,19 +18,7 @@ describe('/docs in headless Chromium', () => {
   beforeAll(async () => {
     server = await startTestServer('pglite', 'docs');
     origin = server.baseUrl.replace(/\/v1$/, '');
-    browser = await chromium.launch({
-      executablePath: findChromium(),
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 600_000); // installing Chromium on a fresh machine takes a while
   afterAll(async () => {
     await browser?.close();

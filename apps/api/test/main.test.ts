@@ -116,7 +116,7 @@ describe('main: the process as users start it', () => {
     expect(read.text).toContain('"categoryId":9007199254740993');
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-  });
+  }, 90_000); // two PGlite start-ups, each about 1 GiB of WebAssembly: slow on a loaded machine
 
   it('uses API_KEYS when given, and does not print or log them', async () => {
     const key = 'configured-key-0123456789';
@@ -195,9 +195,63 @@ describe('main: the process as users start it', () => {
     const second = Date.now();
     proc.child.kill('SIGINT');
     expect(await proc.exited).toBe(1);
-    expect(Date.now() - second).toBeLessThan(1_000);
+    // At once: well under the 10 s drain and the 30 s request timeout it would otherwise wait for.
+    expect(Date.now() - second).toBeLessThan(3_000);
     expect(proc.output().stdout).toContain('second signal: exiting now');
     inFlight.socket.destroy();
+  });
+
+  it('drains for SHUTDOWN_DRAIN_MS: /readyz is 503 at once, new connections are still served, then refused, exit 0', async () => {
+    const key = 'period-key-0123456789abcdef';
+    const proc = startMain({ DATA_DIR: dataDir, API_KEYS: key, SHUTDOWN_DRAIN_MS: '1500' });
+    running.push(proc.child);
+    const url = await proc.ready;
+    const origin = new URL(url).origin;
+    expect((await fetch(`${origin}/readyz`)).status).toBe(200);
+    const signalled = Date.now();
+    proc.child.kill('SIGTERM');
+    // Load balancers see the instance go unready at once...
+    for (let status = 200; status !== 503; ) {
+      const probe = await fetch(`${origin}/readyz`, { headers: { connection: 'close' } });
+      status = probe.status;
+      await probe.text();
+      expect(Date.now() - signalled).toBeLessThan(1_000);
+    }
+    // ...while requests on new connections (and creates) are served as before until the period ends.
+    const created = await call(url, '/pets', {
+      method: 'POST',
+      body: '{"name":"During drain","categoryId":1}',
+      apiKey: key,
+      headers: { connection: 'close' },
+    });
+    expect(created.status).toBe(201);
+    const listed = await call(url, '/pets', { apiKey: key, headers: { connection: 'close' } });
+    expect(listed.status).toBe(200);
+    expect(Date.now() - signalled).toBeLessThan(1_400);
+    expect(proc.child.exitCode).toBeNull();
+    await untilRefused(url);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_400);
+    expect(await proc.exited).toBe(0);
+  });
+
+  it('exits 1 at once on a second signal during the drain period', async () => {
+    const proc = startMain({
+      DATA_DIR: dataDir,
+      API_KEYS: 'second-key-0123456789abcdef',
+      SHUTDOWN_DRAIN_MS: '60000',
+    });
+    running.push(proc.child);
+    const origin = new URL(await proc.ready).origin;
+    proc.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const health = await fetch(`${origin}/healthz`, { headers: { connection: 'close' } }).catch((error) => {
+      throw new Error(`${error}: ${JSON.stringify({ ...proc.output(), signal: proc.child.signalCode })}`);
+    });
+    expect(health.status).toBe(200);
+    const second = Date.now();
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(1);
+    expect(Date.now() - second).toBeLessThan(1_000);
   });
 
   it('refuses to open an embedded data directory another process is using', async () => {
@@ -273,12 +327,12 @@ describe('main: the process as users start it', () => {
       expect(await proc.exited).toBe(0);
     });
 
-    it('loads neither PGlite nor Swagger UI until they are needed', async () => {
+    it('loads neither PGlite nor Swagger UI until they are needed, nor metrics or tracing modules when off', async () => {
       // Reports, once each, the packages of interest as Node resolves a module in them.
       const watch =
         "import { registerHooks } from 'node:module'; const seen = new Set();" +
         'registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context);' +
-        ' const name = /node_modules\\/(@electric-sql\\/pglite|pglite-prisma-adapter|swagger-ui-dist)\\//.exec(result.url)?.[1];' +
+        ' const name = /node_modules\\/(@electric-sql\\/pglite|pglite-prisma-adapter|swagger-ui-dist|prom-client|@opentelemetry\\/[^/]+|@prisma\\/instrumentation)\\//.exec(result.url)?.[1];' +
         " if (name && !seen.has(name)) { seen.add(name); process.stderr.write('loaded ' + name + '\\n'); }" +
         ' return result; } });';
       const key = 'lazy-key-0123456789abcdef';

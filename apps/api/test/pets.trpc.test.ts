@@ -246,6 +246,46 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
       }
     });
 
+    it('answers a query sent as a mutation, or a batch that mixes them, with one 405 naming the call', async () => {
+      const auth = { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' };
+      const cases: [string, RequestInit, string][] = [
+        [
+          'pets.list,pets.create?batch=1',
+          {
+            method: 'POST',
+            headers: auth,
+            body: `{"0":{"json":{}},"1":{"json":{"name":"m","categoryId":1}}}`,
+          },
+          'pets.list is a query: send it with GET; a batch carries only queries (GET) or only mutations (POST)',
+        ],
+        [
+          `pets.list,pets.create?batch=1&input=${encodeURIComponent('{"0":{"json":{}}}')}`,
+          { headers: auth },
+          'pets.create is a mutation: send it with POST; a batch carries only queries (GET) or only mutations (POST)',
+        ],
+        ['pets.create', { headers: auth }, 'pets.create is a mutation: send it with POST'],
+        [
+          'pets.list',
+          { method: 'POST', headers: auth, body: '{"json":{}}' },
+          'pets.list is a query: send it with GET',
+        ],
+      ];
+      const before = await caller.pets.create({ name: 'before the mixed batch', categoryId: 1 });
+      for (const [target, init, message] of cases) {
+        const response = await fetch(`${server.baseUrl}/trpc/${target}`, init);
+        expect(response.status, target).toBe(405);
+        expect(response.headers.get('content-type'), target).toMatch(/^application\/json/);
+        expect(errorOf(parseJson(await response.text())), target).toEqual({
+          code: 'method_not_allowed',
+          message,
+          status: 405,
+        });
+      }
+      // The mutation in the mixed batch never ran: it would have taken the next id.
+      const after = await caller.pets.create({ name: 'after the mixed batch', categoryId: 1 });
+      expect(after.id).toBe(BigInt(before.id) + 1n);
+    });
+
     it('keeps int64 exact over the wire', async () => {
       const response = await fetch(trpcUrl('pets.create'), {
         method: 'POST',

@@ -133,5 +133,99 @@ describe('createHttpServer limits', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(again.received()).toMatch(/^HTTP\/1\.1 200 /);
     for (const client of [...clients, again]) client.socket.destroy();
+    await Promise.all([...clients, again].map((client) => client.closed));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the server's side of each close
+  });
+});
+
+/** Sends `raw` on a new connection and resolves with everything the server wrote before it closed. */
+async function exchangeRaw(raw: string): Promise<string> {
+  const client = await open();
+  client.socket.write(raw);
+  await client.closed;
+  return client.received();
+}
+
+/** Splits a raw HTTP/1.1 answer into its status, headers (lower-cased names) and body. */
+function parseRaw(text: string): { status: number; headers: Map<string, string>; body: string } {
+  const split = text.indexOf('\r\n\r\n');
+  const head = text.slice(0, split);
+  const body = text.slice(split + 4);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = new Map(
+    lines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+describe('requests Node refuses before the app sees them', () => {
+  const cases: [string, string, number, string][] = [
+    ['an unknown method', 'FETCH /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+    [
+      'a header name with a space',
+      'GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n',
+      400,
+      'malformed_request',
+    ],
+    [
+      'a control character in a header value',
+      'GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n',
+      400,
+      'malformed_request',
+    ],
+    [
+      'two different Content-Lengths',
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+      400,
+      'malformed_request',
+    ],
+    ['an HTTP/1.1 request without Host', 'GET /v1/pets HTTP/1.1\r\n\r\n', 400, 'malformed_request'],
+    ['not HTTP at all', 'hello\r\n\r\n', 400, 'malformed_request'],
+    [
+      'headers over the 16 KiB limit',
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
+    [
+      'an Expect other than 100-continue',
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nExpect: teapot\r\n\r\n`,
+      417,
+      'expectation_failed',
+    ],
+  ];
+  it.each(cases)('answers %s with an Error body and closes', async (_name, raw, status, code) => {
+    const answer = parseRaw(await exchangeRaw(raw));
+    expect(answer.status).toBe(status);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(answer.headers.get('connection')).toBe('close');
+    const body = JSON.parse(answer.body);
+    expect(body).toEqual({ code, message: expect.any(String), status });
+  });
+
+  it('answers a request that times out with a 408 Error body', async () => {
+    const client = await open();
+    client.socket.write(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${TEST_API_KEY}\r\nContent-Length: 100\r\n\r\n{"name":`,
+    );
+    await client.closed;
+    const answer = parseRaw(client.received());
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toEqual({
+      code: 'request_timeout',
+      message: expect.any(String),
+      status: 408,
+    });
+  });
+
+  it('does not write a second answer on a connection whose response has started', async () => {
+    // A valid request answered in full, then garbage on the same kept-alive connection: exactly one 200,
+    // then one 400 Error, never a response spliced into another.
+    const answer = await exchangeRaw(`${GET_PETS}FETCH / HTTP/1.1\r\n\r\n`);
+    expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 400 ']);
   });
 });

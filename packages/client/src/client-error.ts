@@ -1,10 +1,9 @@
-import { type ApiError, ErrorSchema } from '@petstore/schema';
-import { isTRPCClientError } from '@trpc/client';
+import type { ApiError } from '@petstore/schema';
 
 /**
  * What went wrong, so a caller can branch without parsing messages:
  * - `api`: the service answered with its `Error` body (`error`, `status` set);
- * - `network`: no HTTP reply at all (refused, reset, DNS, aborted); `cause` holds the original error;
+ * - `network`: no HTTP reply at all (refused, reset, DNS, aborted, out of time); `cause` holds the original error;
  * - `non_json`: a reply whose body is not JSON, typically an HTML page from a proxy; `responseText` holds it;
  * - `invalid_body`: JSON that is not what the interface promises (a success body that fails the schema, or an
  *   error status without an `Error` body); `responseText` holds it.
@@ -16,6 +15,7 @@ interface PetStoreApiErrorInit {
   error?: ApiError | undefined;
   responseText?: string | undefined;
   cause?: unknown;
+  attempts?: number | undefined;
 }
 
 /** The one error every REST client call throws. */
@@ -28,6 +28,8 @@ export class PetStoreApiError extends Error {
   readonly error: ApiError | undefined;
   /** The reply's body as received, when it was not an `Error` body (`non_json`, `invalid_body`). */
   readonly responseText: string | undefined;
+  /** How many HTTP requests the call made before it failed (more than 1 when it was retried). */
+  readonly attempts: number;
 
   constructor(kind: PetStoreErrorKind, message: string, init: PetStoreApiErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -35,24 +37,11 @@ export class PetStoreApiError extends Error {
     this.status = init.status;
     this.error = init.error;
     this.responseText = init.responseText;
+    this.attempts = init.attempts ?? 1;
   }
 
   /** The service's error code (`pet_not_found`, …), or the kind when the service sent none. */
   get code(): string {
     return this.error?.code ?? this.kind;
   }
-}
-
-/**
- * The service's `Error` body behind a failure from either client: a {@link PetStoreApiError} of kind `api`
- * (REST) or a `TRPCClientError` whose `data.error` carries it (tRPC). Lets a caller handle both transports with
- * one code path. Undefined for anything else (network failures, bugs).
- */
-export function apiErrorOf(failure: unknown): ApiError | undefined {
-  if (failure instanceof PetStoreApiError) return failure.error;
-  if (isTRPCClientError(failure)) {
-    const parsed = ErrorSchema.safeParse((failure.data as { error?: unknown } | undefined)?.error);
-    return parsed.success ? parsed.data : undefined;
-  }
-  return undefined;
 }

@@ -1,9 +1,12 @@
 export type { ApiError, ListPetsQueryInput, NewPetInput, Pet, PetStatus, PetsPage } from '@petstore/schema';
+export { apiErrorOf } from './api-error-of.js';
 export type { PetStoreErrorKind } from './client-error.js';
-export { apiErrorOf, PetStoreApiError } from './client-error.js';
+export { PetStoreApiError } from './client-error.js';
 export type { PetStoreEnvironment, PetStoreTarget } from './environments.js';
 export { ENVIRONMENT_VARIABLES, resolveBaseUrl } from './environments.js';
-export type { PetsPageResult, RestClient, RestClientOptions } from './rest-client.js';
+export type { CreatePetOptions, PetsPageResult, RestClient, RestClientOptions } from './rest-client.js';
 export { createRestClient, nextCursorFromLink } from './rest-client.js';
+export type { CallOptions, CallPolicyOptions, RetryOptions } from './retry.js';
+export { CallAbortedError } from './retry.js';
 export type { AppRouter, PetStoreTrpcClient, TrpcClientOptions } from './trpc-client.js';
 export { createTrpcClient } from './trpc-client.js';

@@ -3,6 +3,7 @@ import {
   describeIssues,
   ErrorSchema,
   fillPath,
+  IDEMPOTENCY_KEY_HEADER,
   type Int64Input,
   type ListPetsQueryInput,
   type NewPetInput,
@@ -16,21 +17,40 @@ import {
   restOperations,
   stringifyJson,
 } from '@petstore/schema';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { PetStoreApiError } from './client-error.js';
 import { type PetStoreTarget, resolveBaseUrl } from './environments.js';
+import {
+  attemptsOf,
+  attemptsSuffix,
+  type CallOptions,
+  type CallPolicyOptions,
+  createRetryingFetch,
+  newIdempotencyKey,
+  retryPolicy,
+} from './retry.js';
 
-export type RestClientOptions = PetStoreTarget & {
-  /** Sent as `Authorization: Bearer <apiKey>` on every call. */
-  apiKey: string;
-  /** A `fetch` to use instead of the global one (tests, proxies, instrumentation). */
-  fetch?: typeof globalThis.fetch;
+/** createPet's per-call options. */
+export interface CreatePetOptions extends CallOptions {
   /**
-   * Check every success body against the schema (default true). With false, bodies are trusted: the int64
-   * fields `id` and `categoryId` still become `bigint`, nothing else is checked.
+   * Sent as `Idempotency-Key`. When retries are on and none is given, the client makes one per call (a random
+   * UUID) and sends it with every attempt of that call, so a create whose answer was lost is retried safely.
    */
-  validateResponses?: boolean;
-};
+  idempotencyKey?: string;
+}
+
+export type RestClientOptions = PetStoreTarget &
+  CallPolicyOptions & {
+    /** Sent as `Authorization: Bearer <apiKey>` on every call. */
+    apiKey: string;
+    /** A `fetch` to use instead of the global one (tests, proxies, instrumentation). */
+    fetch?: typeof globalThis.fetch;
+    /**
+     * Check every success body against the schema (default true). With false, bodies are trusted: the int64
+     * fields `id` and `categoryId` still become `bigint`, nothing else is checked.
+     */
+    validateResponses?: boolean;
+  };
 
 /**
  * The operations of the interface over REST, one method per operation of the contract (`@petstore/schema`'s
@@ -38,25 +58,31 @@ export type RestClientOptions = PetStoreTarget & {
  */
 export interface RestClient extends ContractRestClient {
   /** listPets: `GET /pets`, ordered by id ascending; `limit` 1..100 (default 20), optional `status` filter. */
-  listPets(query?: ListPetsQueryInput): Promise<Pet[]>;
-  /** createPet: `POST /pets`; returns the stored pet with its new `id`. */
-  createPet(newPet: NewPetInput): Promise<Pet>;
+  listPets(query?: ListPetsQueryInput, options?: CallOptions): Promise<Pet[]>;
+  /**
+   * createPet: `POST /pets`; returns the stored pet with its new `id`. Retried (with retries on) under one
+   * idempotency key per call, so it stores the pet once however many attempts it takes.
+   */
+  createPet(newPet: NewPetInput, options?: CreatePetOptions): Promise<Pet>;
   /**
    * getPet: `GET /pets/{petId}`.
    * @deprecated The service removes this operation on 5 December 2030 (`Sunset` header). Use
    * {@link RestClient.listPets} with the `status` filter instead.
    */
-  getPet(petId: Int64Input): Promise<Pet>;
+  getPet(petId: Int64Input, options?: CallOptions): Promise<Pet>;
   /**
    * One page of listPets: the pets, and the cursor of the next page (from the response's
    * `Link: <...>; rel="next"`), null on the last page. Pass it back as `cursor` for the next page.
    */
-  listPetsPage(query?: ListPetsQueryInput): Promise<PetsPageResult>;
+  listPetsPage(query?: ListPetsQueryInput, options?: CallOptions): Promise<PetsPageResult>;
   /**
    * Every pet (of `status`, when given), in id order, fetched `limit` at a time (default 100) by following
    * `Link: rel="next"` to the last page. Pets that existed when the walk started are each yielded exactly once.
    */
-  allPets(query?: { status?: PetStatus; limit?: number }): AsyncGenerator<Pet, void, undefined>;
+  allPets(
+    query?: { status?: PetStatus; limit?: number },
+    options?: CallOptions,
+  ): AsyncGenerator<Pet, void, undefined>;
 }
 
 /** A page of pets over REST: the body, and the cursor of the next page from its `Link` header (or null). */
@@ -79,17 +105,19 @@ export function nextCursorFromLink(link: string | null): string | null {
 
 /** The REST part an operation's path parameter comes from, when it has one. */
 type ParamName<Id extends RestOperationId> = Contract[Id]['request'] extends {
-  params: z.ZodObject<infer Shape>;
+  params: z.ZodMiniObject<infer Shape>;
 }
   ? keyof Shape & string
   : never;
 
 /** A client method's argument: the operation's body, else its only path parameter, else its (optional) query. */
-type ArgumentsOf<Id extends RestOperationId> = Contract[Id]['request'] extends { body: object }
-  ? [body: OperationInput<Id>]
+type ArgumentsOf<Id extends RestOperationId> = Contract[Id]['request'] extends {
+  body: { schema: infer S extends z.ZodMiniType };
+}
+  ? [body: z.input<S>, options?: CreatePetOptions]
   : [ParamName<Id>] extends [never]
-    ? [query?: OperationInput<Id>]
-    : [value: OperationInput<Id>[ParamName<Id> & keyof OperationInput<Id>]];
+    ? [query?: OperationInput<Id>, options?: CallOptions]
+    : [value: OperationInput<Id>[ParamName<Id> & keyof OperationInput<Id>], options?: CallOptions];
 
 /** One method per operation of the contract, typed from it. */
 export type ContractRestClient = {
@@ -142,35 +170,52 @@ export function createRestClient(options: RestClientOptions): RestClient {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') {
     throw new TypeError('apiKey is required: the service refuses every call without one');
   }
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const policy = retryPolicy(options);
+  // Reads are repeated freely; a write only under an idempotency key, which the service deduplicates by.
+  const fetchImpl = createRetryingFetch(
+    options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    policy,
+    (_url, init) =>
+      init.method === 'GET' ||
+      (init.headers as Record<string, string>)[IDEMPOTENCY_KEY_HEADER.toLowerCase()] !== undefined,
+  );
   const validate = options.validateResponses ?? true;
   const authorization = `Bearer ${options.apiKey}`;
 
-  async function call<S extends z.ZodType>(
+  async function call<S extends z.ZodMiniType>(
     method: string,
     path: string,
     schema: S | undefined,
     trust: (body: Json) => Json,
     body?: unknown,
     onHeaders?: (headers: Headers) => void,
+    request: { signal?: AbortSignal | undefined; headers?: Record<string, string> } = {},
   ): Promise<z.output<S>> {
     const url = `${baseUrl}${path}`;
-    const headers: Record<string, string> = { accept: 'application/json', authorization };
+    const headers: Record<string, string> = { accept: 'application/json', authorization, ...request.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let status: number;
     let text: string;
+    let attempts: number | undefined;
     try {
       const response = await fetchImpl(url, {
         method,
         headers,
         body: body === undefined ? undefined : stringifyJson(body),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
       });
+      attempts = attemptsOf(response);
       status = response.status;
       text = await response.text();
       onHeaders?.(response.headers);
     } catch (cause) {
+      attempts = attemptsOf(cause) ?? attempts;
       const reason = cause instanceof Error ? cause.message : String(cause);
-      throw new PetStoreApiError('network', `${method} ${url} got no reply: ${reason}`, { cause });
+      throw new PetStoreApiError(
+        'network',
+        `${method} ${url} got no reply: ${reason}${reason.includes(' attempts)') ? '' : attemptsSuffix(attempts)}`,
+        { cause, attempts },
+      );
     }
 
     let json: Json;
@@ -181,29 +226,24 @@ export function createRestClient(options: RestClientOptions): RestClient {
     } catch {
       throw new PetStoreApiError(
         'non_json',
-        `${method} ${url} answered ${status} with a body that is not JSON`,
-        {
-          status,
-          responseText: text,
-        },
+        `${method} ${url} answered ${status} with a body that is not JSON${attemptsSuffix(attempts)}`,
+        { status, responseText: text, attempts },
       );
     }
 
     if (status < 200 || status > 299) {
       const error = ErrorSchema.safeParse(json);
       if (error.success) {
-        throw new PetStoreApiError('api', `${error.data.code} (${status}): ${error.data.message}`, {
-          status,
-          error: error.data,
-        });
+        throw new PetStoreApiError(
+          'api',
+          `${error.data.code} (${status}): ${error.data.message}${attemptsSuffix(attempts)}`,
+          { status, error: error.data, attempts },
+        );
       }
       throw new PetStoreApiError(
         'invalid_body',
-        `${method} ${url} answered ${status} without an Error body`,
-        {
-          status,
-          responseText: text,
-        },
+        `${method} ${url} answered ${status} without an Error body${attemptsSuffix(attempts)}`,
+        { status, responseText: text, attempts },
       );
     }
 
@@ -222,13 +262,24 @@ export function createRestClient(options: RestClientOptions): RestClient {
 
   const client: Record<string, unknown> = {};
   for (const op of restOperations) {
-    client[op.id] = (argument?: unknown) => {
+    const takesKey = op.request.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined;
+    client[op.id] = (argument?: unknown, callOptions: CreatePetOptions = {}) => {
       const { path, body } = requestOf(op, argument);
-      return call(op.method, path, op.success.body?.schema, trustPet, body);
+      // One key per logical call, the same on each of its attempts.
+      const key = takesKey
+        ? (callOptions.idempotencyKey ?? (policy.attempts > 1 ? newIdempotencyKey() : undefined))
+        : undefined;
+      return call(op.method, path, op.success.body?.schema, trustPet, body, undefined, {
+        signal: callOptions.signal,
+        headers: key === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER.toLowerCase()]: key },
+      });
     };
   }
   const listPets = restOperations.find((op) => op.id === 'listPets') as RestOperationContract;
-  async function listPetsPage(query?: ListPetsQueryInput): Promise<PetsPageResult> {
+  async function listPetsPage(
+    query?: ListPetsQueryInput,
+    callOptions: CallOptions = {},
+  ): Promise<PetsPageResult> {
     let link: string | null = null;
     const { path } = requestOf(listPets, query);
     const pets = (await call(
@@ -240,14 +291,21 @@ export function createRestClient(options: RestClientOptions): RestClient {
       (headers) => {
         link = headers.get('link');
       },
+      { signal: callOptions.signal },
     )) as Pet[];
     return { pets, nextCursor: nextCursorFromLink(link) };
   }
   client.listPetsPage = listPetsPage;
-  client.allPets = async function* allPets(query: { status?: PetStatus; limit?: number } = {}) {
+  client.allPets = async function* allPets(
+    query: { status?: PetStatus; limit?: number } = {},
+    callOptions: CallOptions = {},
+  ) {
     let cursor: string | undefined;
     do {
-      const page = await listPetsPage({ limit: query.limit ?? 100, status: query.status, cursor });
+      const page = await listPetsPage(
+        { limit: query.limit ?? 100, status: query.status, cursor },
+        callOptions,
+      );
       yield* page.pets;
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);

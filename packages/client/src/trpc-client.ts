@@ -1,8 +1,18 @@
 import type { AppRouter } from '@petstore/api/router';
-import { TRPC_ENDPOINT } from '@petstore/schema';
-import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient } from '@trpc/client';
+import { IDEMPOTENCY_KEY_HEADER, operations, TRPC_ENDPOINT, trpcPath } from '@petstore/schema';
+import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient, type TRPCLink } from '@trpc/client';
+import { observable } from '@trpc/server/observable';
 import superjson from 'superjson';
 import { type PetStoreEnvironment, resolveBaseUrl } from './environments.js';
+import {
+  attemptsOf,
+  attemptsSuffix,
+  type CallPolicyOptions,
+  createRetryingFetch,
+  newIdempotencyKey,
+  type RetryPolicy,
+  retryPolicy,
+} from './retry.js';
 
 export type { AppRouter };
 
@@ -27,11 +37,78 @@ export type TrpcClientOptions = (
   fetch?: typeof globalThis.fetch;
   /** Send the calls made in the same tick in one request (default true). */
   batch?: boolean;
-};
+} & CallPolicyOptions;
+
+/**
+ * The input field that carries each procedure's idempotency key over tRPC (`pets.create` -> `idempotencyKey`):
+ * one HTTP request carries a batch of calls and so shares its headers, so the key travels inside each call.
+ */
+const KEY_FIELDS = new Map(
+  operations.flatMap((op) => {
+    const header = op.request.headers?.[IDEMPOTENCY_KEY_HEADER];
+    return header === undefined ? [] : [[trpcPath(op), header.field] as const];
+  }),
+);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Whether a tRPC request may be repeated: a query (GET) always; a mutation only when every call it carries
+ * has its idempotency key (the service then replays the first answer instead of creating again).
+ */
+function trpcRequestCanRetry(url: string, init: RequestInit): boolean {
+  if ((init.method ?? 'GET') === 'GET') return true;
+  if (typeof init.body !== 'string') return false;
+  const paths = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '').split(',');
+  const batch = /[?&]batch=1(?:&|$)/.test(url);
+  let body: unknown;
+  try {
+    body = JSON.parse(init.body);
+  } catch {
+    return false;
+  }
+  return paths.every((path, index) => {
+    const field = KEY_FIELDS.get(path);
+    const envelope = batch && isRecord(body) ? body[index] : body;
+    const input = isRecord(envelope) ? envelope.json : undefined;
+    return field !== undefined && isRecord(input) && typeof input[field] === 'string';
+  });
+}
+
+/**
+ * Gives every call of a keyed procedure its idempotency key (a new random UUID unless the caller put one in
+ * the input), before the call is sent, so that all its attempts carry the same one; and says in a failure's
+ * message how many attempts it took.
+ */
+function idempotencyLink(policy: RetryPolicy): TRPCLink<AppRouter> {
+  return () =>
+    ({ op, next }) =>
+      observable((observer) => {
+        const field = KEY_FIELDS.get(op.path);
+        const input =
+          field !== undefined && policy.attempts > 1 && isRecord(op.input) && op.input[field] === undefined
+            ? { ...op.input, [field]: newIdempotencyKey() }
+            : op.input;
+        return next({ ...op, input }).subscribe({
+          next: (value) => observer.next(value),
+          complete: () => observer.complete(),
+          error: (error) => {
+            const attempts = attemptsOf(error);
+            if (attempts !== undefined) {
+              error.message += attemptsSuffix(attempts);
+              Object.assign(error, { attempts });
+            }
+            observer.error(error);
+          },
+        });
+      });
+}
 
 /**
  * A tRPC client for internal TypeScript apps. Inputs and results are typed by the service's `AppRouter`; int64
- * values travel as `bigint` (superjson). A failure is a `TRPCClientError` whose `data.error` is the same
+ * values travel as `bigint` (superjson). Calls are retried like the REST client's (`retries`, `timeoutMs`);
+ * each takes an AbortSignal as tRPC's own `{ signal }` option, and `pets.create` accepts `idempotencyKey`. A failure is a `TRPCClientError` whose `data.error` is the same
  * `Error` body REST would have sent; `apiErrorOf(error)` reads it for either client.
  */
 export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient {
@@ -45,13 +122,21 @@ export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient
     throw new TypeError('apiKey is required: the service refuses every call without one');
   }
   const authorization = `Bearer ${options.apiKey}`;
+  const policy = retryPolicy(options);
   const linkOptions = {
     url,
     transformer: superjson,
     headers: () => ({ authorization }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    fetch: createRetryingFetch(
+      options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      policy,
+      trpcRequestCanRetry,
+    ),
   };
   return createTRPCClient<AppRouter>({
-    links: [options.batch === false ? httpLink(linkOptions) : httpBatchLink(linkOptions)],
+    links: [
+      idempotencyLink(policy),
+      options.batch === false ? httpLink(linkOptions) : httpBatchLink(linkOptions),
+    ],
   });
 }

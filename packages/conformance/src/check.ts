@@ -9,7 +9,7 @@ import {
   PetSchema,
   PetsSchema,
 } from '@petstore/schema';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Exchange, HttpClient, SentRequest } from './http-client.js';
 
 /** Pets the checks need, made through the deployment's own createPet. */
@@ -98,7 +98,11 @@ export function expectStatus(exchange: Exchange, status: number): void {
 }
 
 /** A JSON body valid against a schema model; returns the parsed (int64 as bigint) value. */
-export function expectBody<T extends z.ZodType>(exchange: Exchange, schema: T, what: string): z.output<T> {
+export function expectBody<T extends z.ZodMiniType>(
+  exchange: Exchange,
+  schema: T,
+  what: string,
+): z.output<T> {
   expectJsonContentType(exchange);
   check(exchange.jsonError === undefined, `body is not JSON (${exchange.jsonError})`, exchange);
   const result = schema.safeParse(exchange.json);

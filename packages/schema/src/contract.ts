@@ -2,8 +2,9 @@
 // every error status with its codes, headers, deprecation and tRPC name. Plain data and zod models, no server
 // code: the api mounts its Express routes and tRPC procedures from it, the OpenAPI document is generated from
 // it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { ErrorCode } from './error.js';
+import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from './idempotency.js';
 import { PositiveInt64Schema } from './int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from './pet.js';
 import { ListPetsQuerySchema, ListPetsSearchParamsSchema, PetIdPathSchema } from './queries.js';
@@ -60,7 +61,20 @@ export interface ErrorResponseContract {
 /** A model that travels as a response body, named as it appears among the OpenAPI components. */
 export interface BodyContract {
   readonly id: string;
-  readonly schema: z.ZodType;
+  readonly schema: z.ZodMiniType;
+}
+
+/**
+ * A request header an operation reads into its typed input: over REST it arrives as the header, over tRPC (where
+ * one HTTP request carries a batch of calls, so headers are shared) as the input field `field` of each call.
+ */
+export interface RequestHeaderContract {
+  readonly field: string;
+  readonly description: string;
+  /** The rule for its value (documented in OpenAPI; the service applies it, answering with `invalidCode`). */
+  readonly schema: z.ZodMiniType;
+  /** The `Error.code` of a value that breaks the rule. */
+  readonly invalidCode: ErrorCode;
 }
 
 export interface DeprecationContract {
@@ -86,12 +100,14 @@ export interface OperationContract {
    * validated on its own; the typed input is their union (path parameters, then query, then body fields).
    */
   readonly request: {
-    readonly params?: z.ZodObject;
-    readonly query?: z.ZodObject;
+    readonly params?: z.ZodMiniObject;
+    readonly query?: z.ZodMiniObject;
     readonly body?: BodyContract;
+    /** Optional request headers, by name, each read into a field of the typed input. */
+    readonly headers?: Readonly<Record<string, RequestHeaderContract>>;
   };
   /** The typed input (what tRPC callers and the service see); int64 values are `bigint` once parsed. */
-  readonly input: z.ZodType;
+  readonly input: z.ZodMiniType;
   readonly success: {
     readonly status: number;
     readonly description: string;
@@ -182,11 +198,12 @@ const PET_BODY = { id: 'Pet', schema: PetSchema } as const satisfies BodyContrac
 
 /** getPet's typed input: the id of the pet. */
 export const GetPetInputSchema = z.strictObject({
-  petId: PositiveInt64Schema.meta({
-    description:
+  petId: PositiveInt64Schema.check(
+    z.describe(
       'Identifier of the animal. A value that cannot be an id (`abc`, `0`, `-1`, `1.5`, above 2^63-1) is 400; ' +
-      'a well-formed id that names no animal is 404.',
-  }),
+        'a well-formed id that names no animal is 404.',
+    ),
+  ),
 });
 
 /** The operations of the interface, keyed by operationId. */
@@ -203,7 +220,7 @@ export const contract = {
       '`status` and an opaque `cursor`. Following it to the end lists every animal that existed when the walk ' +
       'started exactly once, in id order, even while others are added. The last page has no `Link`.',
     request: { query: ListPetsSearchParamsSchema },
-    input: ListPetsQuerySchema.prefault({}),
+    input: z.prefault(ListPetsQuerySchema, {}),
     success: {
       status: 200,
       description: 'List of animals',
@@ -234,7 +251,7 @@ export const contract = {
       'listPets as a page: `{ items, nextCursor }`, `nextCursor` null on the last page. For infinite lists ' +
       "(TanStack Query's `useInfiniteQuery`). Cursors are the same as REST's `cursor`: interchangeable.",
     request: {},
-    input: ListPetsQuerySchema.prefault({}),
+    input: z.prefault(ListPetsQuerySchema, {}),
     success: {
       status: 200,
       description: 'A page of animals',
@@ -253,9 +270,23 @@ export const contract = {
     method: 'POST',
     path: '/pets',
     summary: 'Add an animal',
-    description: 'Adds a new animal; the service assigns its `id`. The body must be `application/json`.',
-    request: { body: { id: 'NewPet', schema: NewPetSchema } },
-    input: NewPetSchema,
+    description:
+      'Adds a new animal; the service assigns its `id`. The body must be `application/json`. With an ' +
+      '`Idempotency-Key` header the request is safe to retry: a repeat with the same key and body returns the ' +
+      'first response (same status, body and `Location`) and creates nothing.',
+    request: {
+      body: { id: 'NewPet', schema: NewPetSchema },
+      headers: {
+        [IDEMPOTENCY_KEY_HEADER]: {
+          field: 'idempotencyKey',
+          description: IDEMPOTENCY_KEY_DESCRIPTION,
+          schema: IdempotencyKeySchema,
+          invalidCode: 'invalid_idempotency_key',
+        },
+      },
+    },
+    // Over tRPC the key is a field of the input (each call of a batch has its own); its rule is the service's.
+    input: z.extend(NewPetSchema, { idempotencyKey: z.optional(z.string()) }),
     success: {
       status: 201,
       description: 'Animal added; the body carries the assigned id',
@@ -267,8 +298,19 @@ export const contract = {
       400: {
         description:
           'Body missing, required field missing, a value invalid or an unknown field (`validation_failed`); ' +
-          'or the body is not valid JSON in UTF-8 (`malformed_json`).',
-        codes: ['validation_failed', 'malformed_json'],
+          'the body is not valid JSON in UTF-8 (`malformed_json`); or `Idempotency-Key` is not 1 to 255 ' +
+          'printable ASCII characters (`invalid_idempotency_key`).',
+        codes: ['validation_failed', 'malformed_json', 'invalid_idempotency_key'],
+      },
+      409: {
+        description:
+          'A request with the same `Idempotency-Key` (same API key) is still being processed; retry shortly.',
+        codes: ['idempotency_key_in_use'],
+      },
+      422: {
+        description:
+          'This `Idempotency-Key` was already used (same API key, within 24 hours) with a different body.',
+        codes: ['idempotency_key_reused'],
       },
     },
     trpc: { router: 'pets', procedure: 'create', kind: 'mutation' },
@@ -317,7 +359,7 @@ export type OperationInput<Id extends OperationId> = z.input<Contract[Id]['input
 export type OperationParsedInput<Id extends OperationId> = z.output<Contract[Id]['input']>;
 /** What an operation answers with on success (no body: `undefined`). */
 export type OperationOutput<Id extends OperationId> = Contract[Id]['success'] extends {
-  body: { schema: infer S extends z.ZodType };
+  body: { schema: infer S extends z.ZodMiniType };
 }
   ? z.output<S>
   : undefined;

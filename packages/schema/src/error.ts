@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * The codes this service puts in `Error.code`. The set is stable: a code is never renamed or reused for another
@@ -7,13 +7,24 @@ import { z } from 'zod';
 export const ERROR_CODES = {
   validation_failed: 400,
   malformed_json: 400,
+  /** Not valid HTTP/1.1 (an unknown method, a bad header, conflicting lengths): answered before any route. */
+  malformed_request: 400,
+  invalid_idempotency_key: 400,
   unauthorized: 401,
   pet_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  /** The client took longer than the server's request or headers timeout to send its request. */
+  request_timeout: 408,
+  idempotency_key_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** An `Expect` header other than `100-continue`. */
+  expectation_failed: 417,
+  idempotency_key_reused: 422,
   rate_limited: 429,
+  /** The request line and headers together exceed the server's limit. */
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
 } as const satisfies Record<string, number>;
@@ -27,15 +38,17 @@ const errorCodeList = Object.entries(ERROR_CODES)
 
 export const ErrorSchema = z
   .strictObject({
-    code: z.string().meta({ description: 'Machine-readable; one of the codes listed on the schema.' }),
-    message: z.string().meta({ description: 'A sentence a person can act on.' }),
-    status: z.int().min(400).max(599).meta({ description: 'The HTTP status of the response.' }),
+    code: z.string().check(z.describe('Machine-readable; one of the codes listed on the schema.')),
+    message: z.string().check(z.describe('A sentence a person can act on.')),
+    status: z.int().check(z.gte(400), z.lte(599), z.describe('The HTTP status of the response.')),
   })
-  .meta({
-    description:
-      'The body of every error response, 4xx and 5xx; `status` equals the HTTP status. Known codes: ' +
-      `${errorCodeList}. Codes are never renamed or reused; new ones may be added, so treat an unknown code ` +
-      'by its `status`.',
-    'x-error-codes': { ...ERROR_CODES },
-  });
+  .check(
+    z.meta({
+      description:
+        'The body of every error response, 4xx and 5xx; `status` equals the HTTP status. Known codes: ' +
+        `${errorCodeList}. Codes are never renamed or reused; new ones may be added, so treat an unknown code ` +
+        'by its `status`.',
+      'x-error-codes': { ...ERROR_CODES },
+    }),
+  );
 export type ApiError = z.output<typeof ErrorSchema>;

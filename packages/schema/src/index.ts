@@ -10,6 +10,7 @@ export type {
   OperationInput,
   OperationOutput,
   OperationParsedInput,
+  RequestHeaderContract,
   RestOperationContract,
   RestOperationId,
 } from './contract.js';
@@ -35,12 +36,22 @@ export {
 } from './contract.js';
 export type { ApiError, ErrorCode } from './error.js';
 export { ERROR_CODES, ErrorSchema } from './error.js';
+export {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IdempotencyKeySchema,
+} from './idempotency.js';
 export type { Int64, Int64Input } from './int64.js';
 export { INT64_MAX, INT64_MIN, Int64Schema, PositiveInt64Schema } from './int64.js';
 export { describeIssues } from './issues.js';
 export { parseJson, stringifyJson } from './json.js';
 export type { OpenApiDocument, OpenApiOptions, OpenApiServer } from './openapi.js';
-export { createOpenApiDocument, createOpenApiJson, OPENAPI_INFO_VERSION } from './openapi.js';
+export {
+  createOpenApiDocument,
+  createOpenApiJson,
+  modelJsonSchema,
+  OPENAPI_INFO_VERSION,
+} from './openapi.js';
 export type { NewPet, NewPetInput, Pet, PetInput, PetStatus, Pets, PetsPage } from './pet.js';
 export {
   NewPetSchema,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** Smallest and largest values of a signed 64-bit integer (`format: int64` in the interface). */
 export const INT64_MIN = -(2n ** 63n);
@@ -10,21 +10,25 @@ export const INT64_MAX = 2n ** 63n - 1n;
  * rounded on the way. JSON text carrying larger integers must be read with {@link parseJson} (which keeps
  * them exact) instead of `JSON.parse` (which rounds them before any schema sees them).
  */
-export const Int64Schema = z
-  .union([z.int({ error: 'must be an integer (int64)' }), z.bigint()], {
-    error: (issue) => (issue.input === undefined ? 'is required' : 'must be an integer (int64)'),
-  })
-  .transform((value) => BigInt(value))
-  .pipe(
-    z
-      .bigint()
-      .min(INT64_MIN, `must be an integer between ${INT64_MIN} and ${INT64_MAX} (int64)`)
-      .max(INT64_MAX, `must be an integer between ${INT64_MIN} and ${INT64_MAX} (int64)`),
-  );
+export const Int64Schema = z.pipe(
+  z.pipe(
+    z.union([z.int({ error: 'must be an integer (int64)' }), z.bigint()], {
+      error: (issue) => (issue.input === undefined ? 'is required' : 'must be an integer (int64)'),
+    }),
+    z.transform((value: number | bigint) => BigInt(value)),
+  ),
+  z
+    .bigint()
+    .check(
+      z.gte(INT64_MIN, `must be an integer between ${INT64_MIN} and ${INT64_MAX} (int64)`),
+      z.lte(INT64_MAX, `must be an integer between ${INT64_MIN} and ${INT64_MAX} (int64)`),
+    ),
+);
 
 /** A positive int64, the form of every identifier the service assigns. */
-export const PositiveInt64Schema = Int64Schema.pipe(
-  z.bigint().min(1n, `must be a positive integer (1 to ${INT64_MAX})`),
+export const PositiveInt64Schema = z.pipe(
+  Int64Schema,
+  z.bigint().check(z.gte(1n, `must be a positive integer (1 to ${INT64_MAX})`)),
 );
 
 export type Int64 = z.output<typeof Int64Schema>;

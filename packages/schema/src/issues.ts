@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 
 /** Unknown keys named in a message; the rest are counted. */
 const MAX_NAMED_KEYS = 5;
@@ -8,7 +8,7 @@ const MAX_NAMED_KEYS = 5;
  * `subject` names what was validated ("field" for a body, "query parameter" for a query string) and is used for
  * unknown keys: `unknown field "id"`.
  */
-export function describeIssues(error: z.ZodError, subject: string): string {
+export function describeIssues(error: z.core.$ZodError, subject: string): string {
   const lines = error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       // A few by name: a body of 6,000 unknown keys must not get an answer twice its size.

@@ -41,3 +41,29 @@ describe('int64-exact JSON', () => {
     expect(() => parseJson('{"name":')).toThrow(SyntaxError);
   });
 });
+
+describe('duplicate keys', () => {
+  it('refuses an object that names a key twice, at any depth, however the key is escaped', () => {
+    for (const text of [
+      '{"name":"a","name":"b"}',
+      '{"name":"a","categoryId":1,"name":"a"}',
+      '[{"a":1},{"b":1,"b":2}]',
+      '{"outer":{"x":1,"x":1}}',
+      '{"name":"a","na\\u006de":"b"}',
+      '{"\\"":1,"\\"":2}',
+    ]) {
+      expect(() => parseJson(text), text).toThrow(/appears twice/);
+      expect(() => JSON.parse(text), text).not.toThrow(); // JSON.parse keeps the last value silently
+    }
+  });
+
+  it('accepts the same key in different objects, and key-like text inside strings', () => {
+    expect(parseJson('[{"a":1},{"a":2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(parseJson('{"a":{"a":1},"b":{"a":2}}')).toEqual({ a: { a: 1 }, b: { a: 2 } });
+    expect(parseJson('{"name":"\\",\\"name\\":\\"x","x":"{\\"name\\":1,"}')).toEqual({
+      name: '","name":"x',
+      x: '{"name":1,',
+    });
+    expect(parseJson('{"a\\\\":1,"a":2}')).toEqual({ 'a\\': 1, a: 2 });
+  });
+});

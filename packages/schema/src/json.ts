@@ -29,28 +29,82 @@ function exactInteger(source: string): bigint | undefined {
 const PLAIN_INTEGER = /^-?\d+$/;
 
 /**
- * `JSON.parse`, with every integer exact:
+ * `JSON.parse`, with every integer exact and every object key given once:
  * - an integer too large for a double (beyond ±2^53) becomes an exact `bigint` instead of a rounded `number`;
  * - a number whose text is not exactly the integer its double holds (`4.0000000000000000001` and `1e-400`, which
  *   `JSON.parse` turns into 4 and 0) becomes `NaN`, which no integer schema accepts: exact or refused, never
  *   silently changed. Text that denotes an integer exactly in another form (`7.0`, `7e0`, `7000e-3`) is that
- *   integer. Non-integers (`1.5`) are left as `JSON.parse` reads them.
- * Its errors are `JSON.parse`'s `SyntaxError`s.
+ *   integer. Non-integers (`1.5`) are left as `JSON.parse` reads them;
+ * - an object that names a key twice (`{"name":"a","name":"b"}`) is refused: `JSON.parse` keeps the last value,
+ *   other parsers keep the first, so one body could mean two pets (I-JSON, RFC 7493, forbids it).
+ * Its errors are `SyntaxError`s.
  */
 export function parseJson(text: string): unknown {
-  return JSON.parse(text, function revive(
-    this: unknown,
-    _key: string,
-    value: unknown,
-    context?: ReviverContext,
-  ) {
-    if (typeof value !== 'number' || !Number.isInteger(value) || context?.source === undefined) return value;
-    const source = context.source;
-    if (Number.isSafeInteger(value) && PLAIN_INTEGER.test(source)) return value;
-    const exact = exactInteger(source);
-    if (exact === undefined) return Number.NaN;
-    return Number.isSafeInteger(value) && BigInt(value) === exact ? value : exact;
-  } as (this: unknown, key: string, value: unknown) => unknown);
+  const value = JSON.parse(text, revive as (this: unknown, key: string, value: unknown) => unknown);
+  if (typeof value === 'object' && value !== null) {
+    const duplicate = findDuplicateKey(text);
+    if (duplicate !== undefined)
+      throw new SyntaxError(`key ${JSON.stringify(duplicate)} appears twice in one object`);
+  }
+  return value;
+}
+
+function revive(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
+  if (typeof value !== 'number' || !Number.isInteger(value) || context?.source === undefined) return value;
+  const source = context.source;
+  if (Number.isSafeInteger(value) && PLAIN_INTEGER.test(source)) return value;
+  const exact = exactInteger(source);
+  if (exact === undefined) return Number.NaN;
+  return Number.isSafeInteger(value) && BigInt(value) === exact ? value : exact;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+/**
+ * The first key named twice in one object of `text`, which must be valid JSON (so the scan only tells keys
+ * from values and strings from the rest). Keys are compared decoded: `"name"` and `"na\u006de"` are one key.
+ */
+function findDuplicateKey(text: string): string | undefined {
+  // One entry per open container: the keys seen so far in an object, null for an array.
+  const open: (Set<string> | null)[] = [];
+  let keyNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === QUOTE) {
+      let end = i + 1;
+      let escaped = false;
+      for (; text.charCodeAt(end) !== QUOTE; end++) {
+        if (text.charCodeAt(end) === BACKSLASH) {
+          escaped = true;
+          end++;
+        }
+      }
+      const keys = open[open.length - 1];
+      if (keyNext && keys) {
+        const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end);
+        if (keys.has(key)) return key;
+        keys.add(key);
+        keyNext = false;
+      }
+      i = end;
+    } else if (char === OPEN_OBJECT) {
+      open.push(new Set());
+      keyNext = true;
+    } else if (char === OPEN_ARRAY) {
+      open.push(null);
+    } else if (char === CLOSE_OBJECT || char === CLOSE_ARRAY) {
+      open.pop();
+    } else if (char === COMMA) {
+      keyNext = open[open.length - 1] != null;
+    }
+  }
+  return undefined;
 }
 
 /** `JSON.stringify`, except that a `bigint` is written as a plain JSON number with every digit. */

@@ -120,7 +120,18 @@ describe('OpenAPI document', () => {
   it('documents every response we send, each error with the Error body', () => {
     const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses);
     expect(statuses('/pets', 'get')).toEqual(['200', '400', '401', '429', '500', '503']);
-    expect(statuses('/pets', 'post')).toEqual(['201', '400', '401', '413', '415', '429', '500', '503']);
+    expect(statuses('/pets', 'post')).toEqual([
+      '201',
+      '400',
+      '401',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(statuses('/pets/{petId}', 'get')).toEqual(['200', '400', '401', '404', '429', '500', '503']);
     for (const path of Object.keys(document.paths)) {
       for (const [method, op] of Object.entries(document.paths[path] as Json)) {

@@ -3,7 +3,7 @@
 // restates an operation or a model: paths, methods, parameters, statuses, error codes and headers come from the
 // contract; schemas, bounds, defaults, required flags and descriptions come out of `z.toJSONSchema` (the
 // descriptions are `.meta()` next to each model). This module adds only the document's frame and its prose.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   API_BASE_PATH,
   type BodyContract,
@@ -120,8 +120,12 @@ function restoreInt64Bounds<T>(value: T): T {
   return value;
 }
 
-/** z.toJSONSchema with int64 rendered as such. */
-function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+/**
+ * The JSON Schema of a model as this package renders it into the document (z.toJSONSchema with int64 rendered as
+ * such): `input` is what a caller may send, `output` what the service answers. The contract guard renders the
+ * tRPC operations with it.
+ */
+export function modelJsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
   return restoreInt64Bounds(
     z.toJSONSchema(schema, { io, override: renderInt64, unrepresentable: onlyBigint }) as JsonSchema,
   );
@@ -134,7 +138,7 @@ const onlyBigint: z.core.UnrepresentableHandler = ({ zodSchema }) =>
 const SCHEMA_REF = (id: string) => `#/components/schemas/${id}`;
 
 /** Components every document has besides the bodies the contract names. */
-const SHARED_COMPONENTS: [string, z.ZodType][] = [
+const SHARED_COMPONENTS: [string, z.ZodMiniType][] = [
   ['PetStatus', PetStatusSchema],
   ['Error', ErrorSchema],
 ];
@@ -144,7 +148,7 @@ const SHARED_COMPONENTS: [string, z.ZodType][] = [
  * may send (zod's input side), responses what the service sends (output side).
  */
 function componentSchemas(): Record<string, JsonSchema> {
-  const convert = (io: 'input' | 'output', entries: [string, z.ZodType][]) => {
+  const convert = (io: 'input' | 'output', entries: [string, z.ZodMiniType][]) => {
     const registry = z.registry<{ id: string }>();
     for (const [id, schema] of entries) if (!registry.has(schema)) registry.add(schema, { id });
     const { schemas } = z.toJSONSchema(registry, {
@@ -158,7 +162,7 @@ function componentSchemas(): Record<string, JsonSchema> {
   const bodies = (pick: (op: RestOperationContract) => BodyContract | undefined) =>
     restOperations.flatMap((op) => {
       const body = pick(op);
-      return body === undefined ? [] : [[body.id, body.schema] as [string, z.ZodType]];
+      return body === undefined ? [] : [[body.id, body.schema] as [string, z.ZodMiniType]];
     });
   const input = convert('input', [...SHARED_COMPONENTS, ...bodies((op) => op.request.body)]);
   const output = convert('output', [...SHARED_COMPONENTS, ...bodies((op) => op.success.body)]);
@@ -248,7 +252,7 @@ function responses(op: RestOperationContract): Record<string, unknown> {
  * values a parameter's text must denote) and pointing at a component where it is one (`PetStatus`).
  */
 function parameters(op: RestOperationContract, components: Record<string, JsonSchema>): unknown[] {
-  const input = toJsonSchema(op.input, 'input') as JsonSchema & {
+  const input = modelJsonSchema(op.input, 'input') as JsonSchema & {
     properties?: Record<string, JsonSchema>;
     required?: string[];
   };
@@ -282,6 +286,14 @@ function parameters(op: RestOperationContract, components: Record<string, JsonSc
   return [
     ...pathNames.map((name) => parameter('path', name)),
     ...Object.keys(op.request.query?.shape ?? {}).map((name) => parameter('query', name)),
+    ...Object.entries(op.request.headers ?? {}).map(([name, header]) => {
+      const {
+        description: _description,
+        $schema: _dialect,
+        ...schema
+      } = modelJsonSchema(header.schema, 'input') as JsonSchema;
+      return { name, in: 'header', required: false, description: header.description, schema };
+    }),
     REQUEST_ID_PARAMETER,
   ];
 }
@@ -329,8 +341,9 @@ before anything else, so a request without a valid key is \`401\` whatever else 
 ## Decisions where the interface is silent
 
 - **Ordering of listPets:** by \`id\` ascending (oldest first), stable.
-- **Paging:** only \`limit\` (1-100, default 20). Other parameters (\`offset\`, \`cursor\`, ...) are refused with
-  \`400\` rather than ignored. No pagination headers are sent.
+- **Paging:** \`limit\` (1-100, default 20) and an opaque keyset \`cursor\`: a page after which more pets may
+  follow carries \`Link: <absolute URL>; rel="next"\`; the last page has none. Other paging parameters
+  (\`offset\`, \`page\`, ...) are refused with \`400\` rather than ignored.
 - **400 policy:** any invalid field, query parameter or path parameter is \`400 validation_failed\`, with a
   message naming each one; this includes an out-of-range \`limit\` and an unknown \`status\` on listPets, and
   unknown fields in a NewPet. Malformed JSON (or non-UTF-8 text) is \`400 malformed_json\`; a missing or empty

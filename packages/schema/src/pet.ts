@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { Int64Schema, PositiveInt64Schema } from './int64.js';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
@@ -12,7 +12,7 @@ export const PetStatusSchema = z
       return `must be one of ${PET_STATUSES.join(', ')}${hint}`;
     },
   })
-  .meta({ description: 'Availability of an animal (case-sensitive).' });
+  .check(z.describe('Availability of an animal (case-sensitive).'));
 export type PetStatus = z.output<typeof PetStatusSchema>;
 
 /**
@@ -29,12 +29,17 @@ export const PET_NAME_MAX_LENGTH = 255;
  */
 export const PetNameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
-  .min(1, { error: 'must not be empty', abort: true })
-  .max(PET_NAME_MAX_LENGTH, { error: `must be at most ${PET_NAME_MAX_LENGTH} characters long`, abort: true })
-  .refine((name) => name.trim().length > 0, 'must contain a character other than whitespace')
-  .refine(
-    (name) => name.isWellFormed() && !name.includes('\u0000'),
-    'must be valid Unicode text without NUL characters',
+  .check(
+    z.minLength(1, { error: 'must not be empty', abort: true }),
+    z.maxLength(PET_NAME_MAX_LENGTH, {
+      error: `must be at most ${PET_NAME_MAX_LENGTH} characters long`,
+      abort: true,
+    }),
+    z.refine((name) => name.trim().length > 0, 'must contain a character other than whitespace'),
+    z.refine(
+      (name) => name.isWellFormed() && !name.includes('\u0000'),
+      'must be valid Unicode text without NUL characters',
+    ),
   );
 
 const objectError = (issue: { input?: unknown }) =>
@@ -47,25 +52,29 @@ const objectError = (issue: { input?: unknown }) =>
 export const NewPetSchema = z
   .strictObject(
     {
-      name: PetNameSchema.meta({
-        description:
+      name: PetNameSchema.check(
+        z.describe(
           "The animal's name. 1 to 255 characters (Unicode code points), not only whitespace, valid Unicode " +
-          'without NUL. Stored and returned exactly as sent (never trimmed or normalised); need not be unique.',
-      }),
-      categoryId: Int64Schema.meta({
-        description: 'Identifier of the category the animal belongs to. Exact over the whole int64 range.',
-      }),
-      status: PetStatusSchema.optional().meta({
-        description: 'Availability of the animal. Optional: omit it to leave it unset (`null` is refused).',
-      }),
+            'without NUL. Stored and returned exactly as sent (never trimmed or normalised); need not be unique.',
+        ),
+      ),
+      categoryId: Int64Schema.check(
+        z.describe('Identifier of the category the animal belongs to. Exact over the whole int64 range.'),
+      ),
+      status: z
+        .optional(PetStatusSchema)
+        .check(
+          z.describe('Availability of the animal. Optional: omit it to leave it unset (`null` is refused).'),
+        ),
     },
     { error: objectError },
   )
-  .meta({
-    description:
+  .check(
+    z.describe(
       'Request body of createPet. Unknown fields (a misspelt `stauts`, a client-chosen `id`) are refused with ' +
-      '400 rather than ignored.',
-  });
+        '400 rather than ignored.',
+    ),
+  );
 /** A validated NewPet (int64 fields are `bigint`). */
 export type NewPet = z.output<typeof NewPetSchema>;
 /** What a caller may pass as a NewPet (int64 fields as `number` or `bigint`). */
@@ -78,31 +87,36 @@ export type NewPetInput = z.input<typeof NewPetSchema>;
 export const PetSchema = z
   .strictObject(
     {
-      id: PositiveInt64Schema.meta({
-        description: 'Unique identifier assigned by the service on creation (a positive int64).',
-      }),
-      name: PetNameSchema.meta({ description: "The animal's name, exactly as it was sent." }),
-      categoryId: Int64Schema.meta({ description: 'Identifier of the category the animal belongs to.' }),
-      status: PetStatusSchema.optional().meta({
-        description:
-          'Availability of the animal. Absent (never `null`) when the animal was created without one.',
-      }),
+      id: PositiveInt64Schema.check(
+        z.describe('Unique identifier assigned by the service on creation (a positive int64).'),
+      ),
+      name: PetNameSchema.check(z.describe("The animal's name, exactly as it was sent.")),
+      categoryId: Int64Schema.check(z.describe('Identifier of the category the animal belongs to.')),
+      status: z
+        .optional(PetStatusSchema)
+        .check(
+          z.describe(
+            'Availability of the animal. Absent (never `null`) when the animal was created without one.',
+          ),
+        ),
     },
     { error: objectError },
   )
-  .meta({ description: 'An animal as the service returns it.' });
+  .check(z.describe('An animal as the service returns it.'));
 export type Pet = z.output<typeof PetSchema>;
 export type PetInput = z.input<typeof PetSchema>;
 
 /** The body of listPets: a bare JSON array of Pet. */
-export const PetsSchema = z.array(PetSchema, { error: 'must be a JSON array' }).meta({
-  description: 'The body of listPets: a bare JSON array of Pet, ordered by `id` ascending (oldest first).',
-});
+export const PetsSchema = z
+  .array(PetSchema, { error: 'must be a JSON array' })
+  .check(
+    z.describe('The body of listPets: a bare JSON array of Pet, ordered by `id` ascending (oldest first).'),
+  );
 export type Pets = z.output<typeof PetsSchema>;
 
 /** One page of pets (tRPC `pets.page`): the pets, and the cursor of the next page or null on the last one. */
 export const PetsPageSchema = z.strictObject({
   items: PetsSchema,
-  nextCursor: z.string().nullable(),
+  nextCursor: z.nullable(z.string()),
 });
 export type PetsPage = z.output<typeof PetsPageSchema>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { PositiveInt64Schema } from './int64.js';
 import { PetStatusSchema } from './pet.js';
 
@@ -14,8 +14,10 @@ export const CURSOR_MAX_LENGTH = 512;
  */
 export const CursorSchema = z
   .string()
-  .min(1, 'must not be empty (omit the parameter for the first page)')
-  .max(CURSOR_MAX_LENGTH, `must be at most ${CURSOR_MAX_LENGTH} characters`);
+  .check(
+    z.minLength(1, 'must not be empty (omit the parameter for the first page)'),
+    z.maxLength(CURSOR_MAX_LENGTH, `must be at most ${CURSOR_MAX_LENGTH} characters`),
+  );
 
 const CURSOR_DESCRIPTION =
   'Opaque position from the previous page (the `cursor` of its `Link: <...>; rel="next"` URL, or tRPC ' +
@@ -24,11 +26,12 @@ const CURSOR_DESCRIPTION =
 
 const limitMessage = `must be an integer between ${LIST_LIMIT.min} and ${LIST_LIMIT.max}`;
 
-export const ListLimitSchema = z
-  .int({ error: limitMessage })
-  .min(LIST_LIMIT.min, limitMessage)
-  .max(LIST_LIMIT.max, limitMessage)
-  .default(LIST_LIMIT.default);
+export const ListLimitSchema = z._default(
+  z
+    .int({ error: limitMessage })
+    .check(z.gte(LIST_LIMIT.min, limitMessage), z.lte(LIST_LIMIT.max, limitMessage)),
+  LIST_LIMIT.default,
+);
 
 /**
  * The listPets query as typed values (what tRPC and the clients pass). An absent `limit` means 20, an absent
@@ -36,16 +39,20 @@ export const ListLimitSchema = z
  * supported rather than receive the first page again.
  */
 export const ListPetsQuerySchema = z.strictObject({
-  limit: ListLimitSchema.meta({
-    description:
+  limit: ListLimitSchema.check(
+    z.describe(
       'Maximum number of animals returned. A plain decimal integer: `0`, `101`, `1.5`, `1e1`, `abc`, an empty ' +
-      'value or the parameter given twice are refused with 400.',
-  }),
-  status: PetStatusSchema.optional().meta({
-    description:
-      'Keeps only animals with this status. An unknown value is refused with 400 (values are case-sensitive).',
-  }),
-  cursor: CursorSchema.optional().meta({ description: CURSOR_DESCRIPTION }),
+        'value or the parameter given twice are refused with 400.',
+    ),
+  ),
+  status: z
+    .optional(PetStatusSchema)
+    .check(
+      z.describe(
+        'Keeps only animals with this status. An unknown value is refused with 400 (values are case-sensitive).',
+      ),
+    ),
+  cursor: z.optional(CursorSchema).check(z.describe(CURSOR_DESCRIPTION)),
 });
 export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;
 export type ListPetsQueryInput = z.input<typeof ListPetsQuerySchema>;
@@ -56,14 +63,20 @@ const INTEGER_TEXT = /^-?\d+$/;
  * One query-string parameter: refused when repeated (`?limit=1&limit=2` has no single meaning), otherwise
  * decoded from text by `decode` and checked by the typed schema, so the rule and its message live in one place.
  */
-function queryParameter<T extends z.ZodType>(schema: T, decode: (text: string) => unknown = (text) => text) {
-  return z.preprocess((value, ctx) => {
-    if (Array.isArray(value)) {
-      ctx.addIssue({ code: 'custom', message: 'must be given at most once', input: value });
-      return z.NEVER;
-    }
-    return typeof value === 'string' ? decode(value) : value;
-  }, schema);
+function queryParameter<T extends z.ZodMiniType>(
+  schema: T,
+  decode: (text: string) => unknown = (text) => text,
+) {
+  return z.pipe(
+    z.transform((value: unknown, ctx) => {
+      if (Array.isArray(value)) {
+        ctx.issues.push({ code: 'custom', message: 'must be given at most once', input: value });
+        return z.NEVER;
+      }
+      return typeof value === 'string' ? decode(value) : value;
+    }),
+    schema,
+  );
 }
 
 /**
@@ -72,15 +85,17 @@ function queryParameter<T extends z.ZodType>(schema: T, decode: (text: string) =
  */
 export const ListPetsSearchParamsSchema = z.strictObject({
   limit: queryParameter(ListLimitSchema, (text) => (INTEGER_TEXT.test(text) ? Number(text) : text)),
-  status: queryParameter(PetStatusSchema.optional()),
-  cursor: queryParameter(CursorSchema.optional()),
+  status: queryParameter(z.optional(PetStatusSchema)),
+  cursor: queryParameter(z.optional(CursorSchema)),
 });
 
 /**
  * getPet's `{petId}` path segment, decoded to the id. It must be a decimal positive int64: `abc`, `0`, `-1`,
  * `1.5` and values past 2^63-1 are refused (they can name no pet).
  */
-export const PetIdPathSchema = z.preprocess(
-  (value) => (typeof value === 'string' && INTEGER_TEXT.test(value) ? BigInt(value) : value),
+export const PetIdPathSchema = z.pipe(
+  z.transform((value: unknown) =>
+    typeof value === 'string' && INTEGER_TEXT.test(value) ? BigInt(value) : value,
+  ),
   PositiveInt64Schema,
 );

@@ -4,6 +4,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+import type { PoolStats } from '../observability/metrics.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
 import { pgMigrationAdapter } from './migration-adapters.js';
 import { createSql, type Sql, statementNames } from './sql.js';
@@ -23,6 +24,11 @@ export interface Database {
   /** The hot statements, through Prisma's driver adapter without the client's query pipeline (db/sql.ts). */
   sql: Sql;
   migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
+  /**
+   * The PostgreSQL pool's connections right now, for the metrics. Absent on PGlite: one in-process database
+   * that runs one statement at a time has no pool to watch.
+   */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
 }
 
@@ -71,6 +77,12 @@ export async function openDatabase({
       prisma,
       sql,
       migrationAdapter: pgMigrationAdapter(databaseUrl),
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: poolSize,
+      }),
       async close() {
         await prisma.$disconnect();
         await pool.end();

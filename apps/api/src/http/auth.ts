@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import { sha256 } from '../keys/api-key-digest.js';
 import { API_KEY_TOKEN } from '../keys/api-key-format.js';
@@ -68,8 +69,32 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/**
+ * The request's `Authorization` header: its value, or every value when it came more than once. Node keeps only
+ * the first of repeated `Authorization` headers, while a proxy in front may read the last: two credentials in
+ * one request are refused, not resolved by whichever reader happens to look.
+ */
+export function authorizationOf(req: IncomingMessage): string | string[] | undefined {
+  const value = req.headers.authorization;
+  if (value === undefined) return undefined;
+  const raw = req.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
+  }
+  if (count < 2) return value;
+  return raw.filter((_, i) => i % 2 === 1 && (raw[i - 1] as string).toLowerCase() === 'authorization');
+}
+
 /** The credential check both transports run before anything else; throws UnauthorizedError. */
-export async function authenticate(authorization: string | undefined, verify: KeyVerifier): Promise<Caller> {
+export async function authenticate(
+  authorization: string | string[] | undefined,
+  verify: KeyVerifier,
+): Promise<Caller> {
+  if (Array.isArray(authorization)) {
+    throw new UnauthorizedError('more than one Authorization header: send exactly one', false);
+  }
   if (authorization === undefined || authorization === '') {
     throw new UnauthorizedError('missing API key: send the header "Authorization: Bearer <API key>"', false);
   }
@@ -94,7 +119,10 @@ export interface AccessRequest {
  * Admits a request: authenticates it, then charges the caller's rate limit. Both transports call this
  * one function first, once per HTTP request, so a request is refused the same way whichever way it came.
  */
-export type AccessGuard = (authorization: string | undefined, request?: AccessRequest) => Promise<Caller>;
+export type AccessGuard = (
+  authorization: string | string[] | undefined,
+  request?: AccessRequest,
+) => Promise<Caller>;
 
 export function createAccessGuard(
   verify: KeyVerifier,

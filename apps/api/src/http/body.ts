@@ -64,10 +64,20 @@ function readRaw(req: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * Checks the Content-Type of a request that carries a JSON body: refused with 415 before the body is read.
+ * Checks the Content-Type and Content-Encoding of a request that carries a JSON body: refused with 415 before the
+ * body is read.
  * A missing Content-Type is refused too, once there is a body (an empty body is a 400 first).
  */
 function checkContentType(req: IncomingMessage): void {
+  // A compressed body would otherwise reach the JSON reader as bytes and be refused as "not UTF-8".
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) {
+    throw new AppError(
+      'unsupported_media_type',
+      `Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not supported: send the body uncompressed`,
+      { 'Accept-Encoding': 'identity' },
+    );
+  }
   const contentType = req.headers['content-type'];
   if (contentType !== undefined && !isJsonContentType(contentType)) {
     throw new AppError(
@@ -109,6 +119,8 @@ export function parseJsonText(text: string, what: string): unknown {
   try {
     return parseJson(text);
   } catch (error) {
-    throw new AppError('malformed_json', `${what} is not valid JSON: ${(error as Error).message}`);
+    // Nesting deep enough to exhaust the parser's stack (tens of thousands of `[`) is a RangeError.
+    const problem = error instanceof RangeError ? 'it is nested too deeply' : (error as Error).message;
+    throw new AppError('malformed_json', `${what} is not valid JSON: ${problem}`);
   }
 }

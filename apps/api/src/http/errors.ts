@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
-import type { AccessGuard } from './auth.js';
+import { type AccessGuard, authorizationOf } from './auth.js';
 import { sendError } from './send.js';
 
 /** Errors raised by Express or Node itself carry a `type` or a 4xx `status`. */
@@ -50,7 +50,7 @@ export function errorHandler(onInternalError: InternalErrorSink): ErrorRequestHa
 export function routeNotFound(guard: AccessGuard): RequestHandler {
   return async (req) => {
     if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
-      await guard(req.headers.authorization, { address: req.socket.remoteAddress });
+      await guard(authorizationOf(req), { address: req.socket.remoteAddress });
     }
     throw new AppError('route_not_found', `no route for ${req.method} ${req.path}`);
   };

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { AccessLog } from '../logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { responseLabel } from '../observability/operation-label.js';
+import type { RequestTracer } from '../observability/request-tracer.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -19,27 +22,53 @@ const SECURITY_HEADERS: readonly [string, string][] = [
   ['X-Frame-Options', 'DENY'],
 ];
 
+export interface RequestObservers {
+  /** One line per request; undefined when the log level leaves them out. */
+  accessLog?: AccessLog | undefined;
+  /** Request counts and durations; undefined when METRICS_PORT is unset. */
+  metrics?: Pick<Metrics, 'observe'> | undefined;
+  /** A server span per request; undefined unless tracing is configured (its modules are then never loaded). */
+  tracer?: RequestTracer | undefined;
+}
+
 /**
  * Every request, first: an id (the caller's X-Request-Id when it is sane, else a new UUID), echoed; the security
- * headers; and one access-log line when the response is finished. Only method, path (without the query),
- * status, duration and the id are logged: never headers, bodies or query values that might carry secrets.
+ * headers; and, when the response is finished, one access-log line, the request's metrics and the end of its
+ * server span. Only method, path (without the query), status, duration, the id and the trace id are logged:
+ * never headers, bodies or query values that might carry secrets. Metrics and spans are labelled by the
+ * operation the handler recognised (observability/operation-label.ts), never by the path.
  */
-export function requestContext(accessLog: AccessLog | undefined): RequestHandler {
+export function requestContext({ accessLog, metrics, tracer }: RequestObservers): RequestHandler {
+  const observed = accessLog !== undefined || metrics !== undefined || tracer !== undefined;
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', requestId);
     for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
-    if (accessLog !== undefined) {
-      const started = performance.now();
-      const url = req.originalUrl;
-      res.once('finish', () => {
+    if (!observed) return next();
+    const started = performance.now();
+    const url = req.originalUrl;
+    const span = tracer?.start(req, res);
+    res.once('finish', () => {
+      const ms = performance.now() - started;
+      const status = res.statusCode;
+      if (metrics !== undefined || span !== undefined) {
+        const label = responseLabel(res);
+        metrics?.observe(label, req.method, status, ms / 1000);
+        span?.end(label, status);
+      }
+      if (accessLog !== undefined) {
         const queryStart = url.indexOf('?');
         let path = queryStart === -1 ? url : url.slice(0, queryStart);
         if (path.length > LOGGED_PATH_MAX) path = `${path.slice(0, LOGGED_PATH_MAX)}…`;
-        accessLog(requestId, req.method, path, res.statusCode, performance.now() - started);
-      });
+        accessLog(requestId, req.method, path, status, ms, span?.traceId);
+      }
+    });
+    if (span === undefined) next();
+    else {
+      // A client that goes away before the answer: the span still ends (as aborted).
+      res.once('close', () => span.end(responseLabel(res), 0));
+      span.run(next);
     }
-    next();
   };
 }

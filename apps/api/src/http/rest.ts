@@ -12,10 +12,11 @@ import {
   stringifyJson,
 } from '@petstore/schema';
 import type { RequestHandler } from 'express';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { AppError } from '../errors.js';
-import type { OperationHandlers } from '../operations.js';
-import type { AccessGuard } from './auth.js';
+import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observability/operation-label.js';
+import type { OperationContext, OperationHandlers } from '../operations.js';
+import { type AccessGuard, authorizationOf } from './auth.js';
 import { readJsonBody } from './body.js';
 import { handleError, type InternalErrorSink } from './errors.js';
 import { sendJsonText } from './send.js';
@@ -52,7 +53,7 @@ function compilePaths(): CompiledPath[] {
   });
 }
 
-function parseOr400<T extends z.ZodType>(schema: T, value: unknown, subject: string): z.output<T> {
+function parseOr400<T extends z.ZodMiniType>(schema: T, value: unknown, subject: string): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw new AppError('validation_failed', describeIssues(result.error, subject));
   return result.data;
@@ -74,7 +75,7 @@ async function readInput(
   parameterNames: string[],
   search: string,
 ): Promise<unknown> {
-  const { params, query, body } = op.request;
+  const { params, query, body, headers } = op.request;
   let input: Record<string, unknown> = {};
   if (params !== undefined) {
     const values: Record<string, string> = {};
@@ -86,11 +87,24 @@ async function readInput(
   if (query !== undefined) {
     if (search.includes('%')) decodeSegment(search);
     Object.assign(input, parseOr400(query, parseQueryString(search), 'query parameter'));
+  } else if (search !== '') {
+    // An operation without query parameters refuses them as listPets refuses unknown ones: never ignored.
+    const [name = search] = Object.keys(parseQueryString(search));
+    throw new AppError('validation_failed', `unknown query parameter ${JSON.stringify(name.slice(0, 100))}`);
   }
   if (body !== undefined) {
     const parsed = parseOr400(body.schema, (await readJsonBody(req)).value, 'field');
-    // A body is the whole input when it is the only part (createPet); otherwise its fields join the others.
-    return params === undefined && query === undefined ? parsed : Object.assign(input, parsed);
+    // A body is the whole input when it is the only part; otherwise its fields join the others.
+    input =
+      params === undefined && query === undefined
+        ? (parsed as Record<string, unknown>)
+        : Object.assign(input, parsed);
+  }
+  // Declared request headers become their input fields as sent (createPet's Idempotency-Key); the service
+  // applies their rules, so a bad value gets the same answer as over tRPC.
+  for (const name in headers) {
+    const value = req.headers[name.toLowerCase()];
+    if (value !== undefined) input[(headers[name] as { field: string }).field] = value;
   }
   return input;
 }
@@ -141,7 +155,10 @@ export function restHandler({
   publicBaseUrl,
 }: RestDeps): RequestHandler {
   const paths = compilePaths();
-  const call = handlers as unknown as Record<OperationId, (input: unknown) => Promise<unknown>>;
+  const call = handlers as unknown as Record<
+    OperationId,
+    (input: unknown, context: OperationContext) => Promise<unknown>
+  >;
 
   return async (req, res, next) => {
     const url = req.url;
@@ -161,9 +178,10 @@ export function restHandler({
     if (route.headers !== undefined) {
       for (const name in route.headers) res.setHeader(name, route.headers[name] as string);
     }
+    const op = route.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
+    labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
-      await guard(req.headers.authorization, { address: req.socket.remoteAddress });
-      const op = route.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
+      const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress });
       if (op === undefined) {
         res.setHeader('Allow', route.allow);
         if (req.method === 'OPTIONS') {
@@ -181,9 +199,9 @@ export function restHandler({
       const { success } = op;
       let output: unknown;
       if (success.paged === undefined) {
-        output = await call[op.id as OperationId](input);
+        output = await call[op.id as OperationId](input, { caller });
       } else {
-        const page = (await call[success.paged.via as OperationId](input)) as {
+        const page = (await call[success.paged.via as OperationId](input, { caller })) as {
           items: unknown;
           nextCursor: string | null;
         };

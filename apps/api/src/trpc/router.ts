@@ -7,8 +7,8 @@ import {
 } from '@petstore/schema';
 import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
 import type { z } from 'zod';
-import type { OperationHandlers } from '../operations.js';
-import { procedure, router, toTrpcError } from './trpc.js';
+import type { OperationContext, OperationHandlers } from '../operations.js';
+import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
 import type { FastProcedure } from './trpc-fast-path.js';
 
 // The tRPC router, built from the contract: each operation becomes `<router>.<procedure>` (pets.list, ...),
@@ -44,7 +44,7 @@ function buildRecord(handlers: OperationHandlers): AppRouterRecord {
     // No `.output()`: like REST, tRPC sends what the service returns without validating it again (its type is
     // the contract's already); validating 20 pets through zod cost a third of a tRPC list call.
     const built = procedure.input(op.input);
-    const resolve = ({ input }: { input: unknown }) => handle(input);
+    const resolve = ({ input, ctx }: { input: unknown; ctx: TrpcContext }) => handle(input, ctx);
     const group = record[op.trpc.router] ?? {};
     group[op.trpc.procedure] = op.trpc.kind === 'mutation' ? built.mutation(resolve) : built.query(resolve);
     record[op.trpc.router] = group;
@@ -62,15 +62,18 @@ export function createAppRouter(handlers: OperationHandlers) {
  * tRPC router is built from, and what the fast path runs plain JSON calls with (trpc-fast-path.ts).
  */
 export function fastProcedures(handlers: OperationHandlers): Map<string, FastProcedure> {
-  const call = handlers as unknown as Record<OperationId, (input: unknown) => Promise<unknown>>;
+  const call = handlers as unknown as Record<
+    OperationId,
+    (input: unknown, context: OperationContext) => Promise<unknown>
+  >;
   return new Map(
     operations.map((op) => [
       trpcPath(op),
       {
         type: op.trpc.kind,
         input: op.input,
-        handle: (input: unknown) =>
-          call[op.id as OperationId](input).catch((error: unknown) => {
+        handle: (input: unknown, { caller }: TrpcContext) =>
+          call[op.id as OperationId](input, { caller }).catch((error: unknown) => {
             throw toTrpcError(error);
           }),
       },

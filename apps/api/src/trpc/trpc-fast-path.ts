@@ -18,7 +18,7 @@ import type { TrpcContext } from './trpc.js';
 export interface FastProcedure {
   type: 'query' | 'mutation';
   input: { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: unknown } };
-  handle(input: unknown): Promise<unknown>;
+  handle(input: unknown, ctx: TrpcContext): Promise<unknown>;
 }
 
 export interface FastCall {
@@ -69,7 +69,7 @@ export function createTrpcFastPath(
           const parsed = (procedure as FastProcedure).input.safeParse(input);
           // As tRPC's input parser does: a schema failure is BAD_REQUEST with the validation error as its cause.
           if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error as Error });
-          const data = await (procedure as FastProcedure).handle(parsed.data);
+          const data = await (procedure as FastProcedure).handle(parsed.data, call.ctx);
           return { result: { data } };
         } catch (cause) {
           const error = getTRPCErrorFromUnknown(cause);

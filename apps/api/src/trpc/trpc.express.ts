@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import {
   deprecationHeaders,
+  type ErrorCode,
   type OperationContract,
   operations,
   TRPC_MAX_BATCH_SIZE,
@@ -10,9 +11,10 @@ import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { RequestHandler } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
-import type { AccessGuard, Caller } from '../http/auth.js';
+import { type AccessGuard, authorizationOf, type Caller } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { sendError, sendJsonText } from '../http/send.js';
+import { labelResponse, TRPC_UNKNOWN_LABEL, trpcLabel } from '../observability/operation-label.js';
 import type { AppRouter } from './router.js';
 import { trpcErrorOf } from './trpc.js';
 import { createTrpcFastPath, type FastProcedure } from './trpc-fast-path.js';
@@ -27,18 +29,34 @@ const DEPRECATED = new Map(
 
 /** The raw text of one query parameter, strictly percent-decoded (invalid UTF-8 is refused, not replaced). */
 function queryParameter(search: string, name: string): string | undefined {
+  let found: string | undefined;
   for (const pair of search.split('&')) {
     const equals = pair.indexOf('=');
-    const key = equals === -1 ? pair : pair.slice(0, equals);
+    const key = decodeQueryComponent(
+      equals === -1 ? pair : pair.slice(0, equals),
+      'a query parameter name',
+      'validation_failed',
+    );
     if (key !== name) continue;
-    const value = equals === -1 ? '' : pair.slice(equals + 1);
-    try {
-      return decodeURIComponent(value.replaceAll('+', ' '));
-    } catch {
-      throw new AppError('malformed_json', `query parameter "${name}" is not valid percent-encoded UTF-8`);
-    }
+    // Given twice, one reader would take the first and another the last: refused, never picked silently.
+    if (found !== undefined)
+      throw new AppError('validation_failed', `query parameter "${name}" must be given at most once`);
+    found = decodeQueryComponent(
+      equals === -1 ? '' : pair.slice(equals + 1),
+      `query parameter "${name}"`,
+      'malformed_json',
+    );
   }
-  return undefined;
+  return found;
+}
+
+function decodeQueryComponent(text: string, what: string, code: ErrorCode): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw new AppError(code, `${what} is not valid percent-encoded UTF-8`);
+  }
 }
 
 export interface TrpcHttpDeps {
@@ -67,7 +85,7 @@ function responseHeaders(paths: readonly string[], errors: readonly TRPCError[])
 export function trpcMiddleware(
   appRouter: AppRouter,
   /** The router's procedures as data, for the fast path (router.ts `fastProcedures`). */
-  procedures: ReadonlyMap<string, FastProcedure>,
+  procedureTable: ReadonlyMap<string, FastProcedure>,
   { guard, onInternalError, fastPath: useFastPath = true }: TrpcHttpDeps,
 ): RequestHandler {
   const callers = new WeakMap<IncomingMessage, Caller>();
@@ -83,7 +101,7 @@ export function trpcMiddleware(
       headers: responseHeaders(info?.calls.map((call) => call.path) ?? [], errors),
     }),
   });
-  const fastPath = createTrpcFastPath(appRouter, procedures, responseHeaders);
+  const fastPath = createTrpcFastPath(appRouter, procedureTable, responseHeaders);
 
   const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
     const appError = toAppError(error);
@@ -120,7 +138,8 @@ export function trpcMiddleware(
       }
       batch = queryParameter(search, 'batch') === '1';
       procedures = path.split(',');
-      const caller = await guard(req.headers.authorization, {
+      labelResponse(res, batch || procedures.length === 1 ? trpcLabel(procedures) : TRPC_UNKNOWN_LABEL);
+      const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         cost: batch ? Math.min(procedures.length, TRPC_MAX_BATCH_SIZE) : 1,
       });
@@ -133,6 +152,23 @@ export function trpcMiddleware(
           'validation_failed',
           `a batch may carry at most ${TRPC_MAX_BATCH_SIZE} calls; this one carries ${procedures.length}`,
         );
+      }
+      // A query sent as a mutation or the other way round, also inside a batch (which tRPC answered with a bare
+      // "could not be read" labelled text/plain): one 405 naming the call, in tRPC's error shape.
+      const kind = req.method === 'GET' ? 'query' : 'mutation';
+      const misplaced = procedures.find((name) => {
+        const type = procedureTable.get(name)?.type;
+        return type !== undefined && type !== kind;
+      });
+      if (misplaced !== undefined) {
+        const method = kind === 'query' ? 'POST' : 'GET';
+        const hint = batch ? '; a batch carries only queries (GET) or only mutations (POST)' : '';
+        const wrongMethod = new AppError(
+          'method_not_allowed',
+          `${misplaced} is a ${kind === 'query' ? 'mutation' : 'query'}: send it with ${method}${hint}`,
+        );
+        sendTrpcError(res, wrongMethod, path);
+        return;
       }
       if (req.method === 'POST') {
         const body = await readJsonBody(req);

@@ -1,6 +1,6 @@
 import { type ApiError, describeIssues, inputSubject, operations, trpcPath } from '@petstore/schema';
 import { initTRPC, TRPCError } from '@trpc/server';
-import { ZodError } from 'zod';
+import { core } from 'zod/mini';
 import { AppError, internalError, toAppError } from '../errors.js';
 import type { Caller } from '../http/auth.js';
 import { transformer } from './transformer.js';
@@ -18,8 +18,10 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
   401: 'UNAUTHORIZED',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_SUPPORTED',
+  409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE',
@@ -50,7 +52,7 @@ const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>>
 function appErrorOfTrpc(error: TRPCError, path: string | undefined): AppError | undefined {
   const known = toAppError(error.cause);
   if (known !== undefined) return known;
-  if (error.cause instanceof ZodError) {
+  if (error.cause instanceof core.$ZodError) {
     return new AppError(
       'validation_failed',
       describeIssues(error.cause, INPUT_SUBJECT.get(path ?? '') ?? 'field'),

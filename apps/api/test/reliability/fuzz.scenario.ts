@@ -78,13 +78,18 @@ export function judge(hostile: HostileCase, outcome: RawOutcome): Verdict {
   }
   const { status, headers, body } = outcome.response;
   if (status >= 500) return { ok: false, problem: `HTTP ${status}: ${body.toString('utf8').slice(0, 300)}` };
-  // Every answer of the app carries X-Request-Id (set by the first middleware); Node's own answers do not.
+  // Every answer of the app carries X-Request-Id (set by the first middleware). Requests the HTTP parser
+  // refuses are answered by the server before the app, without it, but still with an Error body.
   if (!headers.has('x-request-id')) {
-    if (status >= 400 && status < 500 && body.length === 0) return { ok: true, via: 'node-parser' };
-    return {
-      ok: false,
-      problem: `HTTP ${status} without X-Request-Id: ${body.toString('utf8').slice(0, 200)}`,
-    };
+    const text = body.toString('utf8');
+    let error: unknown;
+    try {
+      error = JSON.parse(text);
+    } catch {}
+    const parsed = ErrorSchema.safeParse(error);
+    if (status >= 400 && status < 500 && parsed.success && parsed.data.status === status)
+      return { ok: true, via: 'node-parser' };
+    return { ok: false, problem: `HTTP ${status} without X-Request-Id or Error body: ${text.slice(0, 200)}` };
   }
   if (status < 400 || request.method === 'HEAD') return { ok: true, via: 'app' };
   // tRPC sends some of its own errors (wrong method, wrong Content-Type) as JSON labelled text/plain; the

@@ -4,6 +4,7 @@
  * than only the review's examples. `probes.scenario.ts` sends them over raw HTTP to the real API in a child
  * process and checks every answer. No vitest import: the report script uses this too.
  */
+import { gzipSync } from 'node:zlib';
 import type { ErrorCode } from '@petstore/schema';
 import type { RawRequest } from './raw-http.js';
 
@@ -18,13 +19,15 @@ export type Defect =
   | '__proto__ key'
   | 'media type'
   | 'plain tRPC input'
-  | 'name length';
+  | 'name length'
+  | 'duplicate keys'
+  | 'ambiguous requests';
 
 export interface Expectation {
   status: number;
   /** The Error code, for an error status (REST: the body; tRPC: `error.data.error`). */
   code?: ErrorCode;
-  /** Node's own HTTP parser answers, before the app: no X-Request-Id, no body. */
+  /** Refused at the HTTP parser, before the app: no X-Request-Id, an Error body written by the server. */
   byNodeParser?: boolean;
   /** Largest accepted body, in bytes (an error about a 1,000-call batch must stay small). */
   maxBytes?: number;
@@ -56,6 +59,8 @@ interface Options {
   authorization?: string;
   /** Content-Type of a body; null: none. Default application/json. */
   contentType?: string | null;
+  /** More header lines, sent after the others (a name may repeat one already sent). */
+  extraHeaders?: [string, string][];
 }
 
 /** The request, with Host, Authorization (unless anonymous), Content-Type and Content-Length. */
@@ -75,6 +80,7 @@ function raw(
     if (contentType !== null) headers.push(['Content-Type', contentType]);
     headers.push(['Content-Length', String(body.length)]);
   }
+  headers.push(...(options.extraHeaders ?? []));
   return { method, target, headers, ...(body === undefined ? {} : { body }) };
 }
 
@@ -354,7 +360,7 @@ export function hostileProbes(host: string, apiKey: string): Probe[] {
     'POST batch of 1,400 creates: URL over 16 KiB',
     batchPath('pets.create', 1_400),
     '{}',
-    { status: 431, byNodeParser: true },
+    { status: 431, code: 'headers_too_large', byNodeParser: true },
     { batch: true },
   );
   trpcGet(
@@ -879,6 +885,195 @@ export function hostileProbes(host: string, apiKey: string): Probe[] {
     'pets.create',
     `{"json":{"name":"${'\\u0078'.repeat(256)}","categoryId":1}}`,
     invalid,
+  );
+
+  // 11. Duplicate keys: JSON.parse keeps the last value, other parsers the first, so a body naming a key twice
+  // could mean two different pets to two readers. Refused on both transports, at any depth, however escaped.
+  rest(
+    'duplicate keys',
+    'REST name twice',
+    'POST',
+    '/v1/pets',
+    malformed,
+    '{"name":"a","categoryId":1,"name":"b"}',
+  );
+  rest(
+    'duplicate keys',
+    'REST categoryId twice, same value',
+    'POST',
+    '/v1/pets',
+    malformed,
+    '{"name":"a","categoryId":1,"categoryId":1}',
+  );
+  rest(
+    'duplicate keys',
+    'REST escaped twin \\u006e',
+    'POST',
+    '/v1/pets',
+    malformed,
+    '{"name":"a","\\u006eame":"b","categoryId":1}',
+  );
+  trpcPost(
+    'duplicate keys',
+    'tRPC name twice',
+    'pets.create',
+    '{"json":{"name":"a","categoryId":1,"name":"b"}}',
+    malformed,
+  );
+  trpcPost(
+    'duplicate keys',
+    'tRPC envelope json twice',
+    'pets.create',
+    `{"json":{"name":"a","categoryId":1},"json":{"name":"b","categoryId":2}}`,
+    malformed,
+  );
+  trpcGet(
+    'duplicate keys',
+    'tRPC GET input limit twice',
+    'pets.list',
+    '{"json":{"limit":1,"limit":100}}',
+    malformed,
+  );
+  trpcPost(
+    'duplicate keys',
+    'tRPC batch, call key 0 twice',
+    'pets.create,pets.create',
+    `{"0":${trpcNewPet('dup-a')},"0":${trpcNewPet('dup-b')}}`,
+    malformed,
+    { batch: true },
+  );
+
+  // 12. Ambiguous requests: what one reader could take one way and another reader another is refused, never
+  // resolved silently. Two credentials (Node keeps the first Authorization, a proxy may read the last); query
+  // parameters an operation does not take (listPets already refused unknown ones; the others ignored them); a
+  // compressed body (it was read as bytes and called "not UTF-8").
+  const unauthorized401: Expectation = { status: 401, code: 'unauthorized' };
+  const secondKey: Options = { extraHeaders: [['Authorization', 'Bearer some_other_key_0123456789']] };
+  rest(
+    'ambiguous requests',
+    'REST listPets with two Authorization headers',
+    'GET',
+    '/v1/pets',
+    unauthorized401,
+    undefined,
+    secondKey,
+  );
+  rest(
+    'ambiguous requests',
+    'REST createPet with two Authorization headers',
+    'POST',
+    '/v1/pets',
+    unauthorized401,
+    '{"name":"two keys","categoryId":1}',
+    secondKey,
+  );
+  rest(
+    'ambiguous requests',
+    'REST getPet with the same Authorization twice',
+    'GET',
+    '/v1/pets/1',
+    unauthorized401,
+    undefined,
+    {
+      extraHeaders: [['authorization', `Bearer ${apiKey}`]],
+    },
+  );
+  trpcGet(
+    'ambiguous requests',
+    'tRPC pets.list with two Authorization headers',
+    'pets.list',
+    '{"json":{}}',
+    unauthorized401,
+    secondKey,
+  );
+  rest(
+    'ambiguous requests',
+    'REST POST /v1/pets?limit=5',
+    'POST',
+    '/v1/pets?limit=5',
+    invalid,
+    '{"name":"query","categoryId":1}',
+  );
+  rest(
+    'ambiguous requests',
+    'REST POST /v1/pets?name=other',
+    'POST',
+    '/v1/pets?name=other',
+    invalid,
+    '{"name":"query","categoryId":1}',
+  );
+  rest('ambiguous requests', 'REST GET /v1/pets/1?status=sold', 'GET', '/v1/pets/1?status=sold', invalid);
+  rest('ambiguous requests', 'REST GET /v1/pets/1?x', 'GET', '/v1/pets/1?x', invalid);
+  rest('ambiguous requests', 'REST GET /v1/pets/1? (empty query, allowed)', 'GET', '/v1/pets/1?', {
+    status: 200,
+  });
+  rest(
+    'ambiguous requests',
+    'REST body with Content-Encoding: gzip',
+    'POST',
+    '/v1/pets',
+    unsupported,
+    gzipSync('{"name":"gz","categoryId":1}'),
+    {
+      extraHeaders: [['Content-Encoding', 'gzip']],
+    },
+  );
+  rest(
+    'ambiguous requests',
+    'REST plain body labelled Content-Encoding: br',
+    'POST',
+    '/v1/pets',
+    unsupported,
+    '{"name":"br","categoryId":1}',
+    {
+      extraHeaders: [['Content-Encoding', 'br']],
+    },
+  );
+  rest(
+    'ambiguous requests',
+    'REST Content-Encoding: identity (allowed)',
+    'POST',
+    '/v1/pets',
+    created,
+    '{"name":"identity","categoryId":1}',
+    {
+      extraHeaders: [['Content-Encoding', 'identity']],
+      success: { kind: 'pet', name: 'identity', categoryId: 1n },
+    },
+  );
+  const deepArray = `${'['.repeat(30_000)}${']'.repeat(30_000)}`;
+  const deepObject = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+  const tooDeep: Expectation = { status: 400, code: 'malformed_json' };
+  rest('ambiguous requests', 'REST body nested 30,000 arrays deep', 'POST', '/v1/pets', tooDeep, deepArray);
+  rest('ambiguous requests', 'REST body nested 10,000 objects deep', 'POST', '/v1/pets', tooDeep, deepObject);
+  trpcPost('ambiguous requests', 'tRPC body nested 10,000 objects deep', 'pets.create', deepObject, tooDeep);
+  const listInput = (limit: number) => encodeURIComponent(`{"json":{"limit":${limit}}}`);
+  trpcGet('ambiguous requests', 'tRPC GET input given twice', 'pets.list', undefined, invalid, {
+    encodedInput: `${listInput(1)}&input=${listInput(3)}`,
+  });
+  trpcGet('ambiguous requests', 'tRPC GET batch given twice', 'pets.list', undefined, invalid, {
+    batch: true,
+    encodedInput: `${encodeURIComponent('{"0":{"json":{}}}')}&batch=0`,
+  });
+  trpcGet(
+    'ambiguous requests',
+    'tRPC GET input twice, once under the encoded name %69nput',
+    'pets.list',
+    undefined,
+    invalid,
+    {
+      encodedInput: `${listInput(1)}&%69nput=${listInput(3)}`,
+    },
+  );
+  trpcPost(
+    'ambiguous requests',
+    'tRPC body with Content-Encoding: gzip',
+    'pets.create',
+    gzipSync(trpcNewPet('gz')),
+    unsupported,
+    {
+      extraHeaders: [['Content-Encoding', 'gzip']],
+    },
   );
 
   return probes;

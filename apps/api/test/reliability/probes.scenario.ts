@@ -176,8 +176,15 @@ function judge(probe: Probe, answer: ProbeAnswer): { problems: string[]; created
   if (expect.maxBytes !== undefined && Buffer.byteLength(text) > expect.maxBytes)
     problems.push(`${Buffer.byteLength(text)}-byte body, expected at most ${expect.maxBytes}`);
   if (expect.byNodeParser) {
-    if (headers.has('x-request-id') || text !== '')
-      problems.push('answered by the app, expected Node’s parser');
+    if (headers.has('x-request-id')) problems.push('answered by the app, expected the HTTP parser');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      problems.push(`body is not JSON: ${text.slice(0, 200)}`);
+    }
+    const problem = body === undefined ? undefined : errorBodyProblem(body, status, expect.code);
+    if (problem) problems.push(problem);
     return { problems, created: 0 };
   }
   if (!headers.has('x-request-id')) problems.push('no X-Request-Id: not answered by the app');

@@ -6,6 +6,7 @@
 import { runCrashScenario } from './crash.scenario.js';
 import { runDatabaseFaultScenario } from './database-fault.scenario.js';
 import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
+import { runLoadBalancerScenario } from './load-balancer.scenario.js';
 import { runProbesScenario } from './probes.scenario.js';
 import { runScaleOutScenario } from './scale-out.scenario.js';
 import type { ScenarioDatabase, ScenarioEnvironment, ScenarioResult } from './scenario-support.js';
@@ -15,7 +16,7 @@ export type PlanMode = 'bounded' | 'full';
 
 export interface PlannedScenario {
   /** `fuzz`, `crash`, ... for `--only`. */
-  kind: 'fault' | 'partition' | 'crash' | 'shutdown' | 'scale-out' | 'fuzz' | 'probes';
+  kind: 'fault' | 'partition' | 'crash' | 'shutdown' | 'scale-out' | 'load-balancer' | 'fuzz' | 'probes';
   database: ScenarioDatabase;
   run(env: ScenarioEnvironment): Promise<ScenarioResult>;
 }
@@ -39,6 +40,15 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
     },
     shutdown: { seed, inFlight: full ? 60 : 30 },
     scaleOut: { seed, createsPerInstance: full ? 1_000 : 200, concurrency: 8 },
+    loadBalancer: {
+      seed,
+      conformanceRuns: full ? 25 : 5,
+      connections: full ? 32 : 16,
+      loadBeforeMs: full ? 3_000 : 1_500,
+      loadAfterMs: full ? 3_000 : 1_500,
+      drainMs: 2_000,
+      throughputSeconds: full ? 8 : 0,
+    },
     probes: {
       normalRequests: full ? 4_000 : 250,
       rssRatioLimit: 1.5,
@@ -81,6 +91,13 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
     },
     { kind: 'shutdown', database: 'postgresql', run: (env) => runShutdownScenario(env, options.shutdown) },
     { kind: 'scale-out', database: 'postgresql', run: (env) => runScaleOutScenario(env, options.scaleOut) },
+    {
+      kind: 'load-balancer',
+      database: 'postgresql',
+      // The throughput rows belong to `pnpm scale-test`; here the contract only.
+      run: async (env) =>
+        (await runLoadBalancerScenario(env, { ...options.loadBalancer, throughputSeconds: 0 })).result,
+    },
     {
       kind: 'fuzz',
       database: 'postgresql',

@@ -30,7 +30,16 @@ export interface TestServer {
 export async function startTestServer(
   kind: DatabaseKind,
   label: string,
-  options: Pick<AppDeps, 'corsOrigins' | 'rateLimitPerMinute' | 'trpcFastPath' | 'publicBaseUrl'> & {
+  options: Pick<
+    AppDeps,
+    | 'corsOrigins'
+    | 'rateLimitPerMinute'
+    | 'trpcFastPath'
+    | 'publicBaseUrl'
+    | 'metrics'
+    | 'tracer'
+    | 'idempotencyKeyTtlSeconds'
+  > & {
     /** Serve over this database instead, unmigrated (UNREACHABLE_DATABASE for outages). */
     databaseUrl?: string;
   } = {},

@@ -4,6 +4,7 @@ import { createPetChecks } from './create-pet.checks.js';
 import { generatedChecks } from './generated.checks.js';
 import { getPetChecks } from './get-pet.checks.js';
 import { httpChecks } from './http.checks.js';
+import { idempotencyChecks } from './idempotency.checks.js';
 import { listPetsChecks } from './list-pets.checks.js';
 import { pagingChecks } from './paging.checks.js';
 import { responseChecks } from './responses.checks.js';
@@ -16,6 +17,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...listPetsChecks,
   ...pagingChecks,
   ...createPetChecks,
+  ...idempotencyChecks,
   ...getPetChecks,
   ...statefulChecks,
   ...generatedChecks,

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { contract, IDEMPOTENCY_KEY_HEADER } from '@petstore/schema';
+import { AppError } from '../errors.js';
+
+// Idempotency keys (IETF httpapi draft "The Idempotency-Key HTTP Header Field"): the rules shared by every
+// operation that takes one, whichever transport carried the key. The statement that stores a key together with
+// what it created belongs to that operation's service (pets.service.ts), so that both are one atomic write.
+
+/** How long a key is remembered by default: 24 hours. */
+export const DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
+
+/** One request's key, scoped to its caller, with the fingerprint of what it asks for. */
+export interface IdempotencyScope {
+  /** The caller's subject (`env:<n>`, `db:<id>`): keys of different callers never collide. */
+  caller: string;
+  key: string;
+  /** SHA-256 (hex) of the canonical parsed request: equal exactly when two requests ask for the same thing. */
+  fingerprint: string;
+}
+
+const keyRule = contract.createPet.request.headers[IDEMPOTENCY_KEY_HEADER];
+
+/**
+ * The scope of a request that carries `key`. `canonical` is the parsed
+ * request written in one fixed way (fields in a fixed order, numbers as their value), so
+ * `{"name":"a","categoryId":1}` and `{"categoryId":1.0,"name":"a"}` get one fingerprint. Throws 400
+ * `invalid_idempotency_key` for a key that breaks the contract's rule.
+ */
+export function idempotencyScope(caller: string, key: string, canonical: string): IdempotencyScope {
+  if (!keyRule.schema.safeParse(key).success) {
+    throw new AppError(
+      keyRule.invalidCode,
+      `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters (a UUID, for example)`,
+    );
+  }
+  const fingerprint = createHash('sha256').update(canonical).digest('hex');
+  return { caller, key, fingerprint };
+}
+
+/** 409: the first request with this key has not finished. */
+export const keyInUse = () =>
+  new AppError(
+    'idempotency_key_in_use',
+    `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry shortly`,
+  );
+
+/** 422: the key was used before for a different request. */
+export const keyReused = () =>
+  new AppError(
+    'idempotency_key_reused',
+    `this ${IDEMPOTENCY_KEY_HEADER} was already used with a different request body; use a new key for a new request`,
+  );
+
+/**
+ * Runs `sweep` (forget expired keys) at most once per `everyMs`, started by a request but never awaited by it:
+ * cleanup stays off the request path, and an instance with no keyed traffic does no work at all.
+ */
+export function createSweeper(
+  sweep: () => Promise<void>,
+  { everyMs = 60_000, now = Date.now, onError = (_error: unknown) => {} } = {},
+): () => void {
+  let last = Number.NEGATIVE_INFINITY;
+  return () => {
+    const at = now();
+    if (at - last < everyMs) return;
+    last = at;
+    sweep().catch(onError);
+  };
+}

@@ -1,0 +1,79 @@
+import { operations, restOperations, trpcPath } from '@petstore/schema';
+import type { RequestHandler } from 'express';
+import { OPENAPI_PATH } from '../http/docs.js';
+
+// What a request is, for metrics and traces: an operation name from the contract (`listPets` on REST, the
+// procedure path `pets.list` on tRPC) or one of a few fixed names. Never a raw path or an id, so the label set
+// is small and known in advance. The labels are objects built once; a handler that recognises its request
+// stores one on the response, and the request's end (request-context.ts) reads it back.
+
+export type Transport = 'rest' | 'trpc' | 'none';
+
+export interface OperationLabel {
+  /** `listPets`, `pets.list`, `healthz`, `unknown`... */
+  readonly operation: string;
+  readonly transport: Transport;
+  /** Position in ALL_LABELS: where the metrics keep this label's counts. */
+  readonly index: number;
+}
+
+const all: OperationLabel[] = [];
+const label = (operation: string, transport: Transport): OperationLabel => {
+  const made = { operation, transport, index: all.length };
+  all.push(made);
+  return made;
+};
+
+/** Anything no handler claimed: unknown paths (404), outside /v1 and inside it. */
+export const UNKNOWN_LABEL = label('unknown', 'none');
+/** A REST path of the contract with a method it does not serve (405, OPTIONS). */
+export const REST_UNMATCHED_LABEL = label('unknown', 'rest');
+/** A tRPC call to no known procedure. */
+export const TRPC_UNKNOWN_LABEL = label('unknown', 'trpc');
+/** A tRPC batch whose calls are not all the same procedure. */
+export const TRPC_BATCH_LABEL = label('batch', 'trpc');
+export const HEALTHZ_LABEL = label('healthz', 'none');
+export const READYZ_LABEL = label('readyz', 'none');
+/** The /docs page, its assets and the OpenAPI document. */
+export const DOCS_LABEL = label('docs', 'none');
+
+/** REST operations by operationId. */
+export const REST_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
+  restOperations.map((op) => [op.id, label(op.id, 'rest')]),
+);
+/** tRPC procedures by path (`pets.list`). */
+export const TRPC_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
+  operations.map((op) => [trpcPath(op), label(trpcPath(op), 'trpc')]),
+);
+
+export const ALL_LABELS: readonly OperationLabel[] = all;
+
+const OPERATION = Symbol('petstore.operation');
+type Labelled = { [OPERATION]?: OperationLabel };
+
+/** Says which operation this response answers; the last call wins. */
+export function labelResponse(res: object, operationLabel: OperationLabel): void {
+  (res as Labelled)[OPERATION] = operationLabel;
+}
+
+export function responseLabel(res: object): OperationLabel {
+  return (res as Labelled)[OPERATION] ?? UNKNOWN_LABEL;
+}
+
+/** The label of a tRPC request for its procedure paths: one procedure (batched or not), or a mixed batch. */
+export function trpcLabel(paths: readonly string[]): OperationLabel {
+  const first = paths[0] as string;
+  for (let i = 1; i < paths.length; i++) if (paths[i] !== first) return TRPC_BATCH_LABEL;
+  return TRPC_LABELS.get(first) ?? TRPC_UNKNOWN_LABEL;
+}
+
+/** Labels the probes and the documentation (mounted after the API's own handlers, which label their requests). */
+export const labelOtherRoutes: RequestHandler = (req, res, next) => {
+  const path = req.path;
+  if (path === '/healthz') labelResponse(res, HEALTHZ_LABEL);
+  else if (path === '/readyz') labelResponse(res, READYZ_LABEL);
+  else if (path === '/docs' || path.startsWith('/docs/') || path === OPENAPI_PATH) {
+    labelResponse(res, DOCS_LABEL);
+  }
+  next();
+};

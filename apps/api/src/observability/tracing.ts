@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type Context,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { PrismaInstrumentation } from '@prisma/instrumentation';
+import type { Sql } from '../db/sql.js';
+import type { OperationLabel } from './operation-label.js';
+import type { TracedRequest, Tracing } from './request-tracer.js';
+
+// OpenTelemetry, loaded by main only when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set: without
+// it none of these modules is imported, and the request path has no tracing code at all.
+//
+// - A server span per request, named by its operation (`listPets`, `pets.list`; observability/operation-label.ts),
+//   a child of the caller's W3C `traceparent` when one came; the answer carries `traceresponse` (W3C Trace
+//   Context level 2) with this span's ids, so a caller without tracing can still find the trace.
+// - Prisma's own instrumentation (@prisma/instrumentation) for every Prisma client query (readiness, key
+//   management, rate limits). The hot statements (db/sql.ts) go through the driver adapter directly, where
+//   Prisma's instrumentation never sees them: traceSql gives each a client span of its own.
+// - Spans leave in batches over OTLP/HTTP (JSON) to the configured URL; the exporter reads its other standard
+//   variables itself (OTEL_EXPORTER_OTLP_HEADERS, ..._TIMEOUT, ..._COMPRESSION).
+
+export interface TracingOptions {
+  /** Where spans are POSTed: `<endpoint>/v1/traces`. */
+  tracesUrl: string;
+  serviceName: string;
+}
+
+/** `SELECT pets`, `INSERT pets`: the statement's verb and first table (OpenTelemetry's database span names). */
+export function statementSpanName(statement: string): string {
+  const verb = /^\s*(?:with\b[\s\S]*?\)\s*)?(\w+)/i.exec(statement)?.[1]?.toUpperCase() ?? 'SQL';
+  const table = /\b(?:from|into|update)\s+"?(\w+)"?/i.exec(statement)?.[1];
+  return table === undefined ? verb : `${verb} ${table}`;
+}
+
+export function startTracing({ tracesUrl, serviceName }: TracingOptions): Tracing {
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    // The caller's sampling decision wins (its `traceparent` flags); a request without one is sampled.
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: tracesUrl }) })],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  const prismaInstrumentation = new PrismaInstrumentation();
+  prismaInstrumentation.setTracerProvider(provider);
+  prismaInstrumentation.enable();
+  const tracer = provider.getTracer('@petstore/api');
+
+  const start = (req: IncomingMessage, res: ServerResponse) => {
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const method = req.method ?? 'GET';
+    const span: Span = tracer.startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.scheme': 'http' } },
+      parent,
+    );
+    const spanContext = span.spanContext();
+    const active: Context = trace.setSpan(parent, span);
+    res.setHeader(
+      'traceresponse',
+      `00-${spanContext.traceId}-${spanContext.spanId}-0${spanContext.traceFlags.toString(16)}`,
+    );
+    let ended = false;
+    const traced: TracedRequest = {
+      traceId: spanContext.traceId,
+      run: (next) => context.with(active, next),
+      end(label: OperationLabel, status: number) {
+        if (ended) return;
+        ended = true;
+        span.updateName(label.operation === 'unknown' ? `${method} unknown` : label.operation);
+        span.setAttribute('petstore.operation', label.operation);
+        span.setAttribute('petstore.transport', label.transport);
+        if (status === 0) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client closed the connection first' });
+        } else {
+          span.setAttribute('http.response.status_code', status);
+          if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      },
+    };
+    return traced;
+  };
+
+  const spanNames = new Map<string, string>();
+  const traceSql = (sql: Sql, system: 'postgresql' | 'pglite'): Sql => ({
+    rows(statement, args) {
+      let name = spanNames.get(statement);
+      if (name === undefined) {
+        name = statementSpanName(statement);
+        if (spanNames.size < 256) spanNames.set(statement, name);
+      }
+      return tracer.startActiveSpan(
+        name,
+        {
+          kind: SpanKind.CLIENT,
+          // The text only: arguments (names, key digests) are never recorded.
+          attributes: {
+            'db.system.name': system === 'pglite' ? 'postgresql' : system,
+            'db.query.text': statement,
+          },
+        },
+        (span) =>
+          sql.rows(statement, args).then(
+            (rows) => {
+              span.end();
+              return rows;
+            },
+            (error: unknown) => {
+              span.recordException(error as Error);
+              span.setStatus({ code: SpanStatusCode.ERROR });
+              span.end();
+              throw error;
+            },
+          ),
+      );
+    },
+  });
+
+  return {
+    requests: { start },
+    traceSql,
+    async shutdown() {
+      prismaInstrumentation.disable();
+      await provider.shutdown();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+// createPet with an Idempotency-Key (REST header) or idempotencyKey (tRPC input field), on both databases:
+// a repeat replays the first response and creates nothing, another body is 422, a concurrent repeat is 409,
+// keys of different callers never meet, and expired keys are forgotten.
+import { randomUUID } from 'node:crypto';
+import { type ApiError, ErrorSchema } from '@petstore/schema';
+import superjson from 'superjson';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, type Reply } from './support/http.js';
+import { DATABASE_KINDS, OTHER_API_KEY, startTestServer, type TestServer } from './support/test-server.js';
+
+const createRest = (server: TestServer, body: object, key?: string, apiKey?: string) =>
+  call(server.baseUrl, '/pets', {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: key === undefined ? {} : { 'idempotency-key': key },
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
+
+/** pets.create over tRPC's HTTP protocol, the key as a field of the call's input. */
+const createTrpc = (server: TestServer, body: object, key?: string) =>
+  call(server.baseUrl, '/trpc/pets.create', {
+    method: 'POST',
+    body: JSON.stringify(superjson.serialize(key === undefined ? body : { ...body, idempotencyKey: key })),
+  });
+
+const trpcError = (reply: Reply): ApiError =>
+  ErrorSchema.parse(
+    superjson.deserialize<{ data: { error: ApiError } }>((reply.body as { error: never }).error).data.error,
+  );
+
+describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
+  let server: TestServer;
+  const countNamed = async (name: string) =>
+    Number(
+      (
+        await server.database.sql.rows('SELECT count(*) FROM pets WHERE name = $1', [
+          { value: name, type: 'string' },
+        ])
+      )[0]?.[0],
+    );
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, 'idempotency', { idempotencyKeyTtlSeconds: 2 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('REST: the same key and body twice give the same response, byte for byte, and one pet', async () => {
+    const key = randomUUID();
+    const first = await createRest(server, { name: 'Once', categoryId: 9007199254740993n.toString() }, key);
+    expect(first.status).toBe(400); // categoryId as a string is invalid: nothing stored under the key
+    const body = { name: 'Once', categoryId: 7, status: 'available' };
+    const created = await createRest(server, body, key);
+    const replayed = await createRest(server, { status: 'available', categoryId: 7.0, name: 'Once' }, key);
+    expect(created.status).toBe(201);
+    expect(replayed.status).toBe(201);
+    expect(replayed.text).toBe(created.text);
+    expect(replayed.headers.get('location')).toBe(created.headers.get('location'));
+    expect(await countNamed('Once')).toBe(1);
+  });
+
+  it('REST: the same key with another body is 422, and creates nothing', async () => {
+    const key = randomUUID();
+    expect((await createRest(server, { name: 'First', categoryId: 1 }, key)).status).toBe(201);
+    const other = await createRest(server, { name: 'Second', categoryId: 1 }, key);
+    expectError(other, 422, 'idempotency_key_reused');
+    expect(await countNamed('Second')).toBe(0);
+  });
+
+  it('REST: a key that is not 1..255 printable ASCII is 400 invalid_idempotency_key', async () => {
+    for (const key of ['k'.repeat(256), 'tab\there']) {
+      expectError(
+        await createRest(server, { name: 'Bad key', categoryId: 1 }, key),
+        400,
+        'invalid_idempotency_key',
+      );
+    }
+    expect(await countNamed('Bad key')).toBe(0);
+  });
+
+  it('keys of different callers never collide', async () => {
+    const key = randomUUID();
+    const mine = await createRest(server, { name: 'Caller', categoryId: 1 }, key);
+    const theirs = await createRest(server, { name: 'Caller', categoryId: 1 }, key, OTHER_API_KEY);
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(theirs.text).not.toBe(mine.text);
+    expect(await countNamed('Caller')).toBe(2);
+  });
+
+  it('ten concurrent requests with one key: one pet, the others 201 (replayed) or 409', async () => {
+    for (const send of [createRest, createTrpc]) {
+      const key = randomUUID();
+      const name = `Concurrent ${send === createRest ? 'REST' : 'tRPC'}`;
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, () => send(server, { name, categoryId: 3 }, key)),
+      );
+      const statuses = replies.map((reply) => reply.status);
+      expect(statuses.every((status) => status === 201 || status === 200 || status === 409)).toBe(true);
+      const successes = replies.filter((reply) => reply.status !== 409);
+      expect(new Set(successes.map((reply) => reply.text)).size).toBe(1);
+      for (const conflict of replies.filter((reply) => reply.status === 409)) {
+        if (send === createRest) expectError(conflict, 409, 'idempotency_key_in_use');
+        else expect(trpcError(conflict).code).toBe('idempotency_key_in_use');
+      }
+      expect(await countNamed(name)).toBe(1);
+    }
+  });
+
+  it.runIf(kind === 'postgresql')(
+    'while the first request with a key still runs (its lock held), a repeat is 409 and creates nothing',
+    async () => {
+      const key = randomUUID();
+      // Holds the lock a running request would hold, from another connection, across the repeat.
+      await server.database.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`env:0\n${key}`}, 0))`;
+        expectError(
+          await createRest(server, { name: 'Locked', categoryId: 1 }, key),
+          409,
+          'idempotency_key_in_use',
+        );
+        expect(trpcError(await createTrpc(server, { name: 'Locked', categoryId: 1 }, key)).code).toBe(
+          'idempotency_key_in_use',
+        );
+      });
+      expect(await countNamed('Locked')).toBe(0);
+      expect((await createRest(server, { name: 'Locked', categoryId: 1 }, key)).status).toBe(201);
+    },
+  );
+
+  it('tRPC: the key in the input has the same semantics, and is shared with REST', async () => {
+    const key = randomUUID();
+    const created = await createTrpc(server, { name: 'Both', categoryId: 5n }, key);
+    const again = await createTrpc(server, { name: 'Both', categoryId: 5n }, key);
+    expect(created.status).toBe(200);
+    expect(again.text).toBe(created.text);
+    const overRest = await createRest(server, { name: 'Both', categoryId: 5 }, key);
+    expect(overRest.status).toBe(201);
+    expect(BigInt((overRest.body as { id: number }).id)).toBe(
+      superjson.deserialize<{ id: bigint }>((created.body as { result: { data: never } }).result.data).id,
+    );
+    expect(trpcError(await createTrpc(server, { name: 'Other', categoryId: 5n }, key)).code).toBe(
+      'idempotency_key_reused',
+    );
+    expect(trpcError(await createTrpc(server, { name: 'Bad', categoryId: 5n }, '')).code).toBe(
+      'invalid_idempotency_key',
+    );
+    expect(await countNamed('Both')).toBe(1);
+  });
+
+  it('a key is forgotten once it expires: the same key then creates again', async () => {
+    const key = randomUUID();
+    expect((await createRest(server, { name: 'Expiring', categoryId: 1 }, key)).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect((await createRest(server, { name: 'Expiring', categoryId: 1 }, key)).status).toBe(201);
+    expect(await countNamed('Expiring')).toBe(2);
+  });
+
+  it('without a key nothing changes: two requests, two pets, no key row', async () => {
+    await createRest(server, { name: 'Keyless', categoryId: 1 });
+    await createRest(server, { name: 'Keyless', categoryId: 1 });
+    expect(await countNamed('Keyless')).toBe(2);
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * HAProxy from the system's packages (scripts/ensure-haproxy.sh installs it in CI) as the load balancer in front
+ * of API processes: a config file written to a temp directory, 127.0.0.1 ports only, health checks on /readyz,
+ * stopped by its PID. No vitest import: `pnpm scale-test` uses this too.
+ */
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep } from './scenario-support.js';
+
+/** The haproxy binary: HAPROXY_PATH, else on PATH, else Debian's /usr/sbin/haproxy; undefined when absent. */
+export function findHaproxy(): string | undefined {
+  const candidates = [process.env.HAPROXY_PATH, 'haproxy', '/usr/sbin/haproxy'];
+  for (const candidate of candidates) {
+    if (candidate === undefined || candidate === '') continue;
+    try {
+      execFileSync(candidate, ['-v'], { stdio: 'ignore' });
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The haproxy binary, installed first by scripts/ensure-haproxy.sh where it can (root with apt-get, as in CI),
+ * so the test runs on a fresh machine; elsewhere it fails with the command that fixes it, never skips.
+ */
+export function ensureHaproxy(): string {
+  const found = findHaproxy();
+  if (found !== undefined) return found;
+  spawnSync('bash', [join(import.meta.dirname, '../../../../scripts/ensure-haproxy.sh')], {
+    stdio: 'inherit',
+  });
+  const installed = findHaproxy();
+  if (installed === undefined) {
+    throw new Error(
+      'HAProxy is needed for the load-balancer scale-out test and was not found. Install it with ' +
+        '`apt-get update && apt-get install -y haproxy` (or `scripts/ensure-haproxy.sh`), or set HAPROXY_PATH',
+    );
+  }
+  return installed;
+}
+
+/** A free TCP port on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface Backend {
+  /** The server's name in HAProxy's config and statistics. */
+  name: string;
+  port: number;
+}
+
+/** One backend server as HAProxy's statistics page reports it. */
+export interface BackendStats {
+  /** `UP`, `DOWN`, `UP 1/2` (rising), `DOWN 1/2`, `MAINT`... */
+  status: string;
+  /** Requests sent to it (HTTP responses it gave, all classes). */
+  responses: number;
+  responses5xx: number;
+  /** Connection attempts retried, and requests sent to another server after a failed connection. */
+  retries: number;
+  redispatches: number;
+}
+
+export interface LoadBalancer {
+  /** `http://127.0.0.1:<port>/v1` */
+  baseUrl: string;
+  port: number;
+  child: ChildProcess;
+  stats(): Promise<Map<string, BackendStats>>;
+  /** Resolves once every named backend (all by default) is UP. */
+  waitUntilUp(names?: readonly string[], timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface LoadBalancerOptions {
+  backends: readonly Backend[];
+  /** Health-check interval; a server is DOWN after 2 failed checks, UP after 2 good ones. */
+  checkIntervalMs?: number;
+}
+
+/**
+ * The configuration a production set-up would start from: round robin, keep-alive both sides, `/readyz`
+ * checked every `checkIntervalMs`, a failed connection retried on another server (`option redispatch`), never
+ * a request that reached a server (a create must not run twice).
+ */
+export function haproxyConfig(port: number, statsPort: number, options: LoadBalancerOptions): string {
+  const inter = options.checkIntervalMs ?? 300;
+  return `global
+  maxconn 4096
+
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 30s
+  timeout server 30s
+  timeout http-keep-alive 10s
+  retries 3
+  option redispatch 1
+
+frontend api
+  bind 127.0.0.1:${port}
+  default_backend apis
+
+backend apis
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter ${inter} fall 2 rise 2
+${options.backends.map((backend) => `  server ${backend.name} 127.0.0.1:${backend.port} check`).join('\n')}
+
+frontend stats
+  bind 127.0.0.1:${statsPort}
+  stats enable
+  stats uri /stats
+`;
+}
+
+export async function startHaproxy(options: LoadBalancerOptions): Promise<LoadBalancer> {
+  const binary = ensureHaproxy();
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-haproxy-'));
+  const [port, statsPort] = [await freePort(), await freePort()];
+  const configFile = join(dir, 'haproxy.cfg');
+  await writeFile(configFile, haproxyConfig(port, statsPort, options));
+  // -db: stay in the foreground, no daemon; -W is not needed for one process.
+  const child = spawn(binary, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-16 * 1024);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-16 * 1024);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const stats = async (): Promise<Map<string, BackendStats>> => {
+    const text = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
+    const [header, ...lines] = text.trim().split('\n');
+    const columns = (header ?? '').replace(/^# /, '').split(',');
+    const at = (name: string) => columns.indexOf(name);
+    const result = new Map<string, BackendStats>();
+    for (const line of lines) {
+      const cells = line.split(',');
+      if (cells[at('pxname')] !== 'apis' || cells[at('svname')] === 'BACKEND') continue;
+      const number = (name: string) => Number(cells[at(name)] || 0);
+      result.set(cells[at('svname')] as string, {
+        status: cells[at('status')] ?? '',
+        responses:
+          number('hrsp_1xx') +
+          number('hrsp_2xx') +
+          number('hrsp_3xx') +
+          number('hrsp_4xx') +
+          number('hrsp_5xx'),
+        responses5xx: number('hrsp_5xx'),
+        retries: number('wretr'),
+        redispatches: number('wredis'),
+      });
+    }
+    return result;
+  };
+
+  const waitUntilUp = async (names = options.backends.map((backend) => backend.name), timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`haproxy exited (${child.exitCode}):\n${output}`);
+      try {
+        const current = await stats();
+        last = JSON.stringify([...current]);
+        if (names.every((name) => current.get(name)?.status === 'UP')) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    throw new Error(`backends ${names.join(', ')} not all UP within ${timeoutMs} ms: ${last}\n${output}`);
+  };
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    port,
+    child,
+    stats,
+    waitUntilUp,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5_000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,367 @@
+// Proof of the guard: deliberate changes applied to a copy of the contract (the schema package's sources, and the
+// client's where the change is the client's), each compared with the committed release baseline and judged.
+// Only what a change adds to the findings of an unchanged copy counts, so compatible changes merged since the
+// release do not disturb the verdicts.
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUARD_DIR, latestBaselineDir, PACKAGE_DIRS } from '../src/baseline.js';
+import type { SchemaModule } from '../src/describe-contract.js';
+import type { Finding } from '../src/finding.js';
+import { type Bump, changelogText, compareContract, judge, neededBumps } from '../src/gate.js';
+
+const CASES_DIR = path.join(GUARD_DIR, '.cases');
+const baseline = latestBaselineDir() as string;
+const TODAY = '2026-11-23';
+
+interface Edit {
+  pkg: 'schema' | 'client';
+  file: string;
+  from: string | RegExp;
+  to: string;
+}
+
+interface Case {
+  name: string;
+  edits: Edit[];
+  /** Every new finding must be of these kinds, and each phrase must appear in one of them (`kind audience: where: what`). */
+  verdict: 'break' | 'refused' | 'compatible';
+  expect: string[];
+}
+
+const schema = (file: string, from: string | RegExp, to: string): Edit => ({ pkg: 'schema', file, from, to });
+
+const CASES: Case[] = [
+  {
+    name: 'an enum value removed from input (REST) and from PetStatus (TypeScript)',
+    edits: [
+      schema('pet.ts', "['available', 'pending', 'sold'] as const", "['available', 'pending'] as const"),
+    ],
+    verdict: 'break',
+    expect: [
+      'break REST consumers: listPets (GET /pets): query parameter `status`: value `sold` removed',
+      'break REST consumers: createPet (POST /pets): request body field `status`: value `sold` removed',
+      'break TypeScript importers of @petstore/schema: @petstore/schema export `PetStatus`: no longer accepts',
+      'break TypeScript importers of @petstore/client: @petstore/client export `NewPetInput`: no longer accepts',
+    ],
+  },
+  {
+    name: 'a request field made required',
+    edits: [
+      schema(
+        'pet.ts',
+        "      status: z\n        .optional(PetStatusSchema)\n        .check(\n          z.describe('Availability of the animal. Optional",
+        "      status: PetStatusSchema.check(\n          z.describe('Availability of the animal. Optional",
+      ),
+    ],
+    verdict: 'break',
+    expect: [
+      'break REST consumers: createPet (POST /pets): request body: `status` is now required',
+      'break tRPC callers (createTrpcClient): createPet (tRPC pets.create): input: `status` is now required',
+      'break TypeScript importers of @petstore/schema: @petstore/schema export `NewPetInput`',
+    ],
+  },
+  {
+    name: 'a bound tightened (name at most 100 characters)',
+    edits: [schema('pet.ts', 'PET_NAME_MAX_LENGTH = 255', 'PET_NAME_MAX_LENGTH = 100')],
+    verdict: 'break',
+    expect: ['break REST consumers: createPet (POST /pets): request body field `name`: maxLength 255 -> 100'],
+  },
+  {
+    name: 'a changed default (limit 20 -> 10)',
+    edits: [schema('queries.ts', 'default: 20 }', 'default: 10 }')],
+    verdict: 'break',
+    expect: ['break REST consumers: listPets (GET /pets): query parameter `limit`: default 20 -> 10'],
+  },
+  {
+    name: 'a response field made nullable (widened output)',
+    edits: [
+      schema(
+        'pet.ts',
+        "categoryId: Int64Schema.check(z.describe('Identifier of the category the animal belongs to.')),",
+        "categoryId: z.nullable(Int64Schema).check(z.describe('Identifier of the category the animal belongs to.')),",
+      ),
+    ],
+    verdict: 'break',
+    expect: [
+      'break REST consumers: getPet (GET /pets/{petId}): response 200 field `categoryId`',
+      'break TypeScript importers of @petstore/schema: @petstore/schema export `Pet`: can now hold values',
+    ],
+  },
+  {
+    name: 'a new field in a response (closed objects: strict clients refuse it)',
+    edits: [
+      schema(
+        'pet.ts',
+        '      name: PetNameSchema.check(z.describe("The animal\'s name, exactly as it was sent.")),',
+        '      name: PetNameSchema.check(z.describe("The animal\'s name, exactly as it was sent.")),\n      color: z.optional(z.string()),',
+      ),
+    ],
+    verdict: 'break',
+    expect: ['break REST consumers: getPet (GET /pets/{petId}): response 200: field `color` added'],
+  },
+  {
+    name: 'an error code no longer sent',
+    edits: [
+      schema(
+        'contract.ts',
+        "codes: ['validation_failed', 'malformed_json', 'invalid_idempotency_key'],",
+        "codes: ['validation_failed', 'invalid_idempotency_key'],",
+      ),
+    ],
+    verdict: 'break',
+    expect: [
+      // Against the release baseline (where 400 carried validation_failed and malformed_json) the library reports
+      // the dropped code as no longer sent or as replaced by the one now in its place: a break either way.
+      'break REST consumers: createPet (POST /pets): response 400: error code `malformed_json`',
+    ],
+  },
+  {
+    name: 'an error code dropped from the list (route_not_found)',
+    edits: [schema('error.ts', '  route_not_found: 404,\n', '')],
+    verdict: 'break',
+    expect: [
+      'break REST consumers: Error body (every REST error): error code `route_not_found` (404) removed',
+      'break TypeScript importers of @petstore/schema: @petstore/schema export `ErrorCode`: no longer accepts',
+    ],
+  },
+  {
+    name: 'a success status changed (201 -> 200)',
+    edits: [schema('contract.ts', 'status: 201,', 'status: 200,')],
+    verdict: 'break',
+    expect: ['break REST consumers: createPet (POST /pets): response 201 removed'],
+  },
+  {
+    name: 'an exported schema renamed (TypeScript only)',
+    edits: [schema('index.ts', '  PetsPageSchema,\n', '  PetsPageSchema as PetPageSchema,\n')],
+    verdict: 'break',
+    expect: [
+      'break TypeScript importers of @petstore/schema: @petstore/schema export `PetsPageSchema`: removed or renamed',
+    ],
+  },
+  {
+    name: 'a client function given a new required parameter (TypeScript only)',
+    edits: [
+      {
+        pkg: 'client',
+        file: 'rest-client.ts',
+        from: 'export function createRestClient(options: RestClientOptions): RestClient {',
+        to: 'export function createRestClient(options: RestClientOptions, region: string): RestClient {\n  void region;',
+      },
+    ],
+    verdict: 'break',
+    expect: [
+      'break TypeScript importers of @petstore/client: @petstore/client export `createRestClient`: no longer takes',
+      'break TypeScript importers of @petstore/client: released consumer code consumer/client-consumer.ts',
+    ],
+  },
+  {
+    name: 'getPet removed before its sunset (refused whatever the changeset)',
+    edits: [
+      schema('contract.ts', /\n {2}getPet: operation\(\{[\s\S]*?\n {2}\}\),\n/, '\n'),
+      schema(
+        'openapi.ts',
+        'const sunset = contract.getPet.deprecated.sunset;',
+        "const sunset = '2030-12-05';",
+      ),
+    ],
+    verdict: 'refused',
+    expect: [
+      'refused REST consumers: getPet (GET /pets/{petId}): getPet is deprecated with sunset 2030-12-05',
+      'break REST consumers: getPet (GET /pets/{petId}): operation removed',
+    ],
+  },
+  {
+    name: 'a new optional request field',
+    edits: [
+      schema(
+        'pet.ts',
+        "      categoryId: Int64Schema.check(\n        z.describe('Identifier of the category the animal belongs to. Exact",
+        "      nickname: z.optional(z.string()),\n      categoryId: Int64Schema.check(\n        z.describe('Identifier of the category the animal belongs to. Exact",
+      ),
+    ],
+    verdict: 'compatible',
+    expect: ['compatible nobody: createPet (POST /pets): request body: field `nickname` added'],
+  },
+  {
+    name: 'a new optional request header (X-Client-Region)',
+    edits: [
+      schema(
+        'openapi.ts',
+        '    REQUEST_ID_PARAMETER,\n  ];',
+        "    ...(op.id === 'createPet'\n      ? [{ name: 'X-Client-Region', in: 'header', required: false, schema: { type: 'string' } }]\n      : []),\n    REQUEST_ID_PARAMETER,\n  ];",
+      ),
+    ],
+    verdict: 'compatible',
+    expect: ['compatible nobody: createPet (POST /pets): optional header parameter `X-Client-Region` added'],
+  },
+  {
+    name: 'a new error response (404 on createPet)',
+    edits: [
+      schema(
+        'contract.ts',
+        "        codes: ['idempotency_key_reused'],\n      },\n    },",
+        "        codes: ['idempotency_key_reused'],\n      },\n      404: { description: 'No such category.', codes: ['pet_not_found'] },\n    },",
+      ),
+    ],
+    verdict: 'compatible',
+    expect: ['compatible nobody: createPet (POST /pets): response 404 added'],
+  },
+  {
+    name: 'a new error code and the status that carries it (410 category_archived)',
+    edits: [
+      schema('error.ts', '  payload_too_large: 413,', '  category_archived: 410,\n  payload_too_large: 413,'),
+      schema(
+        'contract.ts',
+        "        codes: ['idempotency_key_reused'],\n      },\n    },",
+        "        codes: ['idempotency_key_reused'],\n      },\n      410: { description: 'Category archived.', codes: ['category_archived'] },\n    },",
+      ),
+    ],
+    verdict: 'compatible',
+    expect: [
+      'compatible nobody: Error body (every REST error): new error code `category_archived` (410)',
+      'compatible nobody: createPet (POST /pets): response 410 added',
+    ],
+  },
+  {
+    name: 'wider input (limit up to 200)',
+    edits: [schema('queries.ts', 'max: 100,', 'max: 200,')],
+    verdict: 'compatible',
+    expect: ['compatible nobody: listPets (GET /pets): query parameter `limit`: maximum 100 -> 200'],
+  },
+  {
+    name: 'a new operation (tRPC pets.count)',
+    edits: [
+      schema(
+        'contract.ts',
+        '} as const satisfies Record<string, OperationContract>;',
+        "  countPets: operation({\n    id: 'countPets',\n    summary: 'Count animals',\n    description: 'How many animals there are.',\n    request: {},\n    input: z.strictObject({}),\n    success: { status: 200, description: 'The count', body: { id: 'Count', schema: z.int() } },\n    errors: {},\n    trpc: { router: 'pets', procedure: 'count', kind: 'query' },\n  }),\n} as const satisfies Record<string, OperationContract>;",
+      ),
+    ],
+    verdict: 'compatible',
+    expect: ['compatible nobody: countPets (tRPC pets.count): operation added'],
+  },
+  {
+    name: 'documentation only',
+    edits: [schema('contract.ts', "summary: 'Add an animal',", "summary: 'Add one animal to the store',")],
+    verdict: 'compatible',
+    expect: ['compatible nobody: createPet (POST /pets): summary reworded'],
+  },
+];
+
+const text = (finding: Finding) => `${finding.kind} ${finding.audience}: ${finding.where}: ${finding.what}`;
+
+/** A copy of the schema (and client) sources with the edits applied; returns the entries the guard reads. */
+function prepare(name: string, edits: Edit[]) {
+  const dir = path.join(CASES_DIR, name.replaceAll(/[^a-z0-9]+/gi, '-').toLowerCase());
+  rmSync(dir, { recursive: true, force: true });
+  const copy = (pkg: 'schema' | 'client') => {
+    const target = path.join(dir, pkg, 'src');
+    mkdirSync(target, { recursive: true });
+    cpSync(path.join(PACKAGE_DIRS[`@petstore/${pkg}`], 'src'), target, { recursive: true });
+    return target;
+  };
+  const schemaSrc = copy('schema');
+  const clientSrc = edits.some((edit) => edit.pkg === 'client')
+    ? copy('client')
+    : path.join(PACKAGE_DIRS['@petstore/client'], 'src');
+  for (const edit of edits) {
+    const file = path.join(edit.pkg === 'schema' ? schemaSrc : clientSrc, edit.file);
+    const before = readFileSync(file, 'utf8');
+    const after = before.replace(edit.from, edit.to);
+    if (after === before) throw new Error(`${name}: the edit of ${edit.file} did not apply (${edit.from})`);
+    writeFileSync(file, after);
+  }
+  return {
+    schemaEntry: path.join(schemaSrc, 'index.ts'),
+    current: {
+      '@petstore/schema': path.join(schemaSrc, 'index.ts'),
+      '@petstore/client': path.join(clientSrc, 'index.ts'),
+    },
+  };
+}
+
+async function findingsOf(name: string, edits: Edit[]): Promise<Finding[]> {
+  const { schemaEntry, current } = prepare(name, edits);
+  const schema = (await import(schemaEntry)) as SchemaModule;
+  return compareContract({ baseline, schema, current, today: TODAY });
+}
+
+let control: Set<string>;
+
+beforeAll(async () => {
+  expect(baseline, 'a committed release baseline').toBeDefined();
+  control = new Set((await findingsOf('unchanged', [])).map(text));
+});
+
+afterAll(() => rmSync(CASES_DIR, { recursive: true, force: true }));
+
+describe('contract guard', () => {
+  it('sees no break in an unchanged copy of the contract', () => {
+    expect([...control].filter((line) => !line.startsWith('compatible'))).toEqual([]);
+  });
+
+  it.each(CASES)('$name: $verdict', async ({ name, edits, verdict, expect: phrases }) => {
+    const added = (await findingsOf(name, edits)).filter((finding) => !control.has(text(finding)));
+    const lines = added.map(text);
+    for (const phrase of phrases) {
+      expect(
+        lines.some((line) => line.startsWith(phrase)),
+        `"${phrase}" in:\n${lines.join('\n')}`,
+      ).toBe(true);
+    }
+    const kinds = new Set(added.map((finding) => finding.kind));
+    const none = new Map<string, Bump>();
+    const majors = new Map<string, Bump>([
+      ['@petstore/schema', 'major'],
+      ['@petstore/client', 'major'],
+    ]);
+    if (verdict === 'compatible') {
+      expect([...kinds], lines.join('\n')).toEqual(['compatible']);
+      expect(judge(added, none, 'baseline').ok).toBe(true);
+    } else if (verdict === 'break') {
+      expect(kinds.has('refused')).toBe(false);
+      const refusedWithoutMajor = judge(added, none, 'baseline');
+      expect(refusedWithoutMajor.ok).toBe(false);
+      expect(refusedWithoutMajor.report).toMatch(/FAILED: no major changeset for @petstore\//);
+      expect(judge(added, majors, 'baseline').ok).toBe(true);
+    } else {
+      const withMajors = judge(added, majors, 'baseline');
+      expect(withMajors.ok).toBe(false);
+      expect(withMajors.report).toMatch(/REFUSED \(no version allows it\): getPet/);
+    }
+  });
+
+  it('allows removing a deprecated operation after its sunset, with a major changeset', async () => {
+    const cases = CASES.find((each) => each.verdict === 'refused') as Case;
+    const { schemaEntry, current } = prepare('after-sunset', cases.edits);
+    const schema = (await import(schemaEntry)) as SchemaModule;
+    const findings = compareContract({ baseline, schema, current, today: '2030-12-05', wireOnly: true });
+    expect(findings.filter((finding) => finding.kind === 'refused')).toEqual([]);
+    const majors = new Map<string, Bump>([
+      ['@petstore/schema', 'major'],
+      ['@petstore/client', 'major'],
+    ]);
+    expect(judge(findings, majors, 'baseline').ok).toBe(true);
+    expect(judge(findings, new Map(), 'baseline').ok).toBe(false);
+  });
+
+  it('writes the changes in plain words for the changelog, with the bump each package needs', async () => {
+    const bound = CASES.find((each) => each.name.startsWith('a bound tightened')) as Case;
+    const added = (await findingsOf('changelog', bound.edits)).filter(
+      (finding) => !control.has(text(finding)),
+    );
+    const entry = changelogText(added, 'the last release');
+    expect(entry).toContain(
+      '- **Breaks REST consumers**: createPet (POST /pets): request body field `name`: maxLength 255 -> 100',
+    );
+    expect(entry).toContain(
+      '- Compatible: getPet (GET /pets/{petId}): response 200 field `name`: maxLength 255 -> 100',
+    );
+    expect(Object.fromEntries(neededBumps(added))).toEqual({
+      '@petstore/schema': 'major',
+      '@petstore/client': 'major',
+    });
+    expect(changelogText([], 'the last release')).toBe('');
+  });
+});
