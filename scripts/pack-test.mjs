@@ -3,7 +3,8 @@
 // the workspace (npm, with zod and other dependencies from the registry), then:
 // - check each package as a consumer's tools would: `attw --pack` (types resolve under node10, node16 from
 //   CommonJS and from ESM, and bundler) and `publint --strict` on the tarball;
-// - import them from ESM and require() them from CommonJS, and run the bin;
+// - import them from ESM and require() them from CommonJS; run `npx @petstore/conformance` (usage, one check of
+//   each profile against a real API, and a clear refusal on a Node older than 24);
 // - type-check consumers with tsc: a current Node project (nodenext), and CommonJS code compiled with
 //   `moduleResolution` node10 and node16, whose emitted require() calls are then run;
 // - run the table of malformed replies (packages/client/test/response-table.ts) against the packed client from
@@ -12,7 +13,7 @@
 //   node scripts/pack-test.mjs [@petstore/schema @petstore/client ...]
 //
 // Default: every published package. Run on Node 24 (`pnpm test:pack` does).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -170,11 +171,7 @@ console.log('CommonJS consumer compiled with ' + process.argv[2] + ': ok');
   }
 
   if (names.includes('@petstore/client')) await runResponseTable(project);
-  if (names.includes('@petstore/conformance')) {
-    const help = run(path.join(project, 'node_modules/.bin/petstore-conformance'), ['--help'], project);
-    if (!help.startsWith('Usage: petstore-conformance')) throw new Error('the bin did not print its usage');
-    console.log('petstore-conformance --help: ok');
-  }
+  if (names.includes('@petstore/conformance')) await runConformanceCli(project);
 
   // The consumer's own TypeScript, with the settings a current Node project uses.
   writeFileSync(
@@ -238,6 +235,89 @@ console.log('CommonJS consumer compiled with ' + process.argv[2] + ': ok');
 } catch (error) {
   console.error(`pack test FAILED; the throwaway project is kept in ${project}`);
   throw error;
+}
+
+/**
+ * `npx @petstore/conformance` as another team runs it, from the installed tarball: its usage, one check of each
+ * profile against a real API (started from this repository on embedded PGlite), and on an older Node a sentence
+ * saying which Node it needs (the machine's own Node, when it is older than 24).
+ */
+async function runConformanceCli(project) {
+  const npx = (args, options = {}) => {
+    console.log(`$ npx --offline @petstore/conformance ${args.join(' ')}`);
+    return spawnSync('npx', ['--offline', '@petstore/conformance', ...args], {
+      cwd: project,
+      encoding: 'utf8',
+      ...options,
+    });
+  };
+  const help = npx(['--help']);
+  if (help.status !== 0 || !help.stdout.startsWith('Usage: petstore-conformance'))
+    throw new Error(`the bin did not print its usage: ${help.stdout}${help.stderr}`);
+  console.log('npx @petstore/conformance --help: ok');
+
+  const key = 'pack-test-key-0123456789abcdef';
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-pack-api-'));
+  const api = spawn(process.execPath, ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'], {
+    cwd: path.join(root, 'apps/api'),
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      API_KEYS: key,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const baseUrl = await new Promise((resolve, reject) => {
+      let out = '';
+      api.stdout.on('data', (chunk) => {
+        out += chunk;
+        const url = /listening on (http:\/\/\S+\/v1)/.exec(out)?.[1];
+        if (url) resolve(url);
+      });
+      api.once('exit', (code) => reject(new Error(`the API exited with ${code} before listening: ${out}`)));
+    });
+    for (const [profile, only] of [
+      ['interface', 'listPets.ok'],
+      ['reference', 'createPet.created'],
+    ]) {
+      const result = npx(['--base-url', baseUrl, '--api-key', key, '--profile', profile, '--only', only]);
+      const last = result.stdout.trim().split('\n').at(-1);
+      if (result.status !== 0 || last !== '1 passed, 0 failed')
+        throw new Error(
+          `the packed CLI (--profile ${profile}) did not pass ${only}: ${result.stdout}${result.stderr}`,
+        );
+      console.log(`npx @petstore/conformance --profile ${profile} --only ${only} against the API: ${last}`);
+    }
+  } finally {
+    api.kill('SIGTERM');
+    await new Promise((resolve) => api.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  // The machine's own Node (on this project's machines, 20), ahead of the repository's 24 on PATH.
+  const systemNode = ['/usr/bin/node', '/usr/local/bin/node'].find((candidate) => existsSync(candidate));
+  const version = systemNode && spawnSync(systemNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  if (!version || Number(version.slice(1).split('.')[0]) >= 24) {
+    console.log(
+      `no Node older than 24 on this machine (${version ?? 'none'}): the old-Node message is not tried`,
+    );
+    return;
+  }
+  const old = spawnSync(
+    systemNode,
+    [path.join(project, 'node_modules/@petstore/conformance/dist/cli.js'), '--help'],
+    {
+      cwd: project,
+      encoding: 'utf8',
+    },
+  );
+  if (old.status !== 2 || !old.stderr.includes(`needs Node 24 or later; this is Node ${version.slice(1)}`))
+    throw new Error(`on Node ${version} the CLI said: ${old.status} ${old.stdout}${old.stderr}`);
+  console.log(`petstore-conformance on Node ${version}: exit 2, "${old.stderr.trim().split('. ')[0]}."`);
 }
 
 /**

@@ -3,5 +3,5 @@ import { reporters, sharedConfig } from '../../tooling/vitest.shared.js';
 
 export default defineConfig({
   ...sharedConfig,
-  test: { include: ['src/**/*.test.ts'], reporters },
+  test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'], reporters },
 });

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runConformance } from '@petstore/conformance';
+import { type Profile, runConformance } from '@petstore/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
@@ -47,11 +47,16 @@ function withQuery(request: Exchanged, edit: (query: URLSearchParams) => void): 
 const isPet = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && 'id' in value && 'name' in value;
 
-/** Each deviation and the check id that must report it. */
-const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
+/**
+ * Each deviation, the check id that must report it, and the profile that must: `interface` where the deviation
+ * breaks the interface itself (so another team's server with it would be told), `reference` where it only departs
+ * from a decision of ours.
+ */
+const DEVIATIONS: Array<[expectedCheck: string, label: string, Profile, Deviation]> = [
   [
     'listPets.limit.default',
     'default limit 25 instead of 20',
+    'interface',
     {
       request: (request) =>
         isList(request)
@@ -62,6 +67,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'auth.missing-key.getPet',
     'getPet without authentication',
+    'interface',
     {
       request: (request) =>
         isGet(request)
@@ -72,6 +78,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'createPet.body.malformed-json',
     '500 on a body that is not JSON',
+    'interface',
     {
       request(request) {
         if (!isCreate(request) || request.headers.authorization !== `Bearer ${TEST_API_KEY}`) return request;
@@ -88,6 +95,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'createPet.status-omitted',
     '"status": null on pets without a status',
+    'interface',
     {
       response: (_request, answer) =>
         json(answer, (body) => {
@@ -99,11 +107,13 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'createPet.int64.exact',
     'int64 values rounded to doubles',
+    'interface',
     { response: (_request, answer) => json(answer, (body) => body) },
   ],
   [
     'getPet.deprecation.ok',
     'no Deprecation header on getPet',
+    'reference',
     {
       response(_request, answer) {
         const { deprecation: _dropped, ...headers } = answer.headers;
@@ -114,6 +124,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'listPets.order.id-ascending',
     'listPets newest first',
+    'reference',
     {
       response: (request, answer) =>
         isList(request) ? json(answer, (body) => (Array.isArray(body) ? body.reverse() : body)) : answer,
@@ -122,6 +133,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'listPets.limit.invalid.above-max',
     'limit above 100 clamped instead of refused',
+    'reference',
     {
       request: (request) =>
         isList(request)
@@ -134,6 +146,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'createPet.unknown-field',
     'unknown fields dropped instead of refused',
+    'reference',
     {
       request(request) {
         if (!isCreate(request)) return request;
@@ -150,6 +163,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'createPet.name.kept-exactly',
     'names trimmed',
+    'interface',
     {
       request(request) {
         if (!isCreate(request)) return request;
@@ -166,6 +180,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'createPet.content-type.unsupported',
     'any Content-Type read as JSON',
+    'reference',
     {
       request: (request) =>
         isCreate(request)
@@ -176,6 +191,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'auth.missing-key.listPets',
     'no WWW-Authenticate challenge on 401',
+    'reference',
     {
       response(_request, answer) {
         const { 'www-authenticate': _dropped, ...headers } = answer.headers;
@@ -186,6 +202,7 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
   [
     'concurrency.burst-create',
     'concurrent creates answered with the same pet',
+    'interface',
     (() => {
       // Under load, a create answers with a copy of an earlier answer: a duplicated id, a lost pet.
       let inFlight = 0;
@@ -205,6 +222,31 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
         },
       } satisfies Deviation;
     })(),
+  ],
+  [
+    'listPets.ok',
+    'the list wrapped in an object',
+    'interface',
+    {
+      response: (request, answer) =>
+        isList(request) && answer.status === 200 ? json(answer, (body) => ({ items: body })) : answer,
+    },
+  ],
+  [
+    'createPet.created',
+    'a Pet without its required categoryId',
+    'interface',
+    {
+      response: (_request, answer) =>
+        json(answer, (body) => {
+          const drop = (pet: unknown) => {
+            if (!isPet(pet)) return pet;
+            const { categoryId: _dropped, ...rest } = pet;
+            return rest;
+          };
+          return Array.isArray(body) ? body.map(drop) : drop(body);
+        }),
+    },
   ],
 ];
 
@@ -288,7 +330,8 @@ async function startProxy(
 describe('@petstore/conformance catches deviations (proxy in front of the real API on postgresql)', () => {
   let api: TestServer;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
-  const run = () => runConformance({ baseUrl: proxy.baseUrl, apiKey: TEST_API_KEY, seed: 7, numRuns: 5 });
+  const run = (profile: Profile) =>
+    runConformance({ baseUrl: proxy.baseUrl, apiKey: TEST_API_KEY, seed: 7, numRuns: 5, profile });
 
   beforeAll(async () => {
     api = await startTestServer('postgresql', 'conformance_deviations');
@@ -301,7 +344,7 @@ describe('@petstore/conformance catches deviations (proxy in front of the real A
 
   it('passes through the proxy when it changes nothing (so every failure below is the deviation)', async () => {
     proxy.use({});
-    const report = await run();
+    const report = await run('reference');
     expect(
       report.results.filter((result) => !result.ok).map((result) => `${result.id}: ${result.reason}`),
     ).toEqual([]);
@@ -330,9 +373,9 @@ describe('@petstore/conformance catches deviations (proxy in front of the real A
     expect(report.results.map((result) => result.reason ?? 'ok')).toEqual(['ok']);
   });
 
-  it.each(DEVIATIONS)('%s fails on: %s', async (expectedCheck, _label, deviation) => {
+  it.each(DEVIATIONS)('%s fails on: %s (profile %s)', async (expectedCheck, _label, profile, deviation) => {
     proxy.use(deviation);
-    const report = await run();
+    const report = await run(profile);
     const failed = report.results.filter((result) => !result.ok).map((result) => result.id);
     expect(failed).toContain(expectedCheck);
     const failure = report.results.find((result) => result.id === expectedCheck);

@@ -2,15 +2,26 @@ import {
   documentedStatuses,
   ERROR_CODES,
   ErrorSchema,
+  Int64Schema,
   type NewPetInput,
   type OperationId,
   operations,
   type Pet,
   PetSchema,
+  PetStatusSchema,
   PetsSchema,
 } from '@petstore/schema';
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import type { Exchange, HttpClient, SentRequest } from './http-client.js';
+import type { OpenApiDocument } from './openapi.js';
+
+/**
+ * What a run certifies. `interface`: only what the Pet Store interface requires; where it is silent, every
+ * reasonable answer passes and only what no reading allows fails. `reference`: the interface plus every decision
+ * this implementation documents (docs/interface-decisions.md), i.e. "behaves like the reference implementation".
+ */
+export type Profile = 'interface' | 'reference';
+export const PROFILES: readonly Profile[] = ['interface', 'reference'];
 
 /** Pets the checks need, made through the deployment's own createPet. */
 export interface Fixtures {
@@ -36,15 +47,57 @@ export interface CheckContext {
   seed: number;
   /** How many generated cases each property-based check tries. */
   numRuns: number;
+  /** Which profile this run certifies: checks relax what only a decision of ours requires under `interface`. */
+  profile: Profile;
+  /** The deployment's own OpenAPI document, when it publishes one (or `--openapi` names one). */
+  openapi?: OpenApiDocument;
+  /** Why there is no `openapi`, for the check that would have used it. */
+  openapiUnavailable?: string;
 }
 
-export interface Check {
+/**
+ * Where a check comes from. `spec`: the section of the interface it enforces (it runs in both profiles, and
+ * under `interface` accepts every answer the interface allows). `decision`: the documented decision of ours it
+ * enforces (under `reference` only). A check with both enforces the interface everywhere and, under
+ * `reference`, the decision too (an error code, a header, a stricter status).
+ */
+export type CheckSource = { spec: string; decision?: string } | { spec?: undefined; decision: string };
+
+export type Check = CheckSource & {
   /** Stable: other teams grep for it, put it in tickets and allow-lists. Never renamed, never reused. */
   id: string;
-  /** One line: what a conforming deployment does. */
+  /** One line: what a conforming deployment does (under `reference`, when the two profiles differ). */
   description: string;
   run(ctx: CheckContext): Promise<void>;
-}
+};
+
+/** Whether a check runs under a profile: every check under `reference`, checks with a spec section under `interface`. */
+export const inProfile = (check: Check, profile: Profile): boolean =>
+  profile === 'reference' || check.spec !== undefined;
+
+/** The part of a context the assertions need: how strict to be. */
+export type Strictness = Pick<CheckContext, 'profile'>;
+
+/** True when a run also certifies our documented decisions (the `reference` profile). */
+export const reference = (ctx: Strictness): boolean => ctx.profile === 'reference';
+
+// What the interface itself says of a Pet and an Error, without our decisions: any string name (its constraints
+// are "not shown"), any int64 id, and other fields tolerated (the interface does not forbid them).
+const InterfacePetSchema = z.looseObject({
+  id: Int64Schema,
+  name: z.string(),
+  categoryId: Int64Schema,
+  status: z.optional(PetStatusSchema),
+});
+const InterfaceErrorSchema = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  status: z.int(),
+});
+const schemasOf = (ctx: Strictness) =>
+  reference(ctx)
+    ? { pet: PetSchema, pets: PetsSchema, error: ErrorSchema }
+    : { pet: InterfacePetSchema, pets: z.array(InterfacePetSchema), error: InterfaceErrorSchema };
 
 /** A deviation from the interface, with the request that shows it. */
 export class CheckFailure extends Error {
@@ -57,6 +110,15 @@ export class CheckFailure extends Error {
   ) {
     super(message);
   }
+}
+
+/** A check that cannot apply to this deployment (it publishes no OpenAPI document, say): reported, not failed. */
+export class CheckSkipped extends Error {
+  override name = 'CheckSkipped';
+}
+
+export function skip(reason: string): never {
+  throw new CheckSkipped(reason);
 }
 
 export function fail(message: string, exchange?: Exchange): never {
@@ -117,14 +179,16 @@ export function expectBody<T extends z.ZodMiniType>(
 }
 
 /**
- * The interface's Error body: exactly {code, message, status}, `status` equal to the HTTP status, a non-empty
- * message, a JSON Content-Type, and a known code only ever with its documented status.
+ * The interface's Error body {code, message, status}: `status` equal to the HTTP status, a non-empty message, a
+ * JSON Content-Type. Under `reference` also exactly those fields, a known code only ever with its documented
+ * status, and `code` as given; under `interface` any code string is accepted.
  */
-export function expectError(exchange: Exchange, status: number, code?: string): void {
+export function expectError(ctx: Strictness, exchange: Exchange, status: number, code?: string): void {
   expectStatus(exchange, status);
-  const body = expectBody(exchange, ErrorSchema, 'Error');
+  const body = expectBody(exchange, schemasOf(ctx).error, 'Error');
   check(body.status === status, `Error.status is ${body.status}, the HTTP status is ${status}`, exchange);
   check(body.message.trim() !== '', 'Error.message is empty', exchange);
+  if (!reference(ctx)) return;
   const documented = (ERROR_CODES as Record<string, number>)[body.code];
   check(
     documented === undefined || documented === status,
@@ -141,23 +205,55 @@ export function expectError(exchange: Exchange, status: number, code?: string): 
 }
 
 /** A 4xx refusal that is never a 5xx: the first thing said when a server falls over on bad input. */
-export function expectRefused(exchange: Exchange, status: number, code?: string): void {
+export function expectRefused(ctx: Strictness, exchange: Exchange, status: number, code?: string): void {
   check(
     exchange.status < 500,
     `server error ${exchange.status} on bad input: ${exchange.text.slice(0, 300)}`,
     exchange,
   );
-  expectError(exchange, status, code);
+  expectError(ctx, exchange, status, code);
 }
 
-export function expectPet(exchange: Exchange, status: number): Pet {
+/**
+ * Where the interface is silent on how bad input is answered: under `reference`, the refusal we document;
+ * under `interface`, any 4xx with an Error body (or, when `tolerated` allows, a success it then checks), never
+ * a 5xx and never a 4xx without an Error body.
+ */
+export function expectRefusedOr(
+  ctx: Strictness,
+  exchange: Exchange,
+  refusal: { status: number; code?: string },
+  tolerated?: (exchange: Exchange) => void,
+): void {
+  if (reference(ctx)) {
+    expectRefused(ctx, exchange, refusal.status, refusal.code);
+    return;
+  }
+  check(
+    exchange.status < 500,
+    `server error ${exchange.status} on bad input: ${exchange.text.slice(0, 300)}`,
+    exchange,
+  );
+  if (exchange.status < 400 && tolerated !== undefined) {
+    tolerated(exchange);
+    return;
+  }
+  check(
+    exchange.status >= 400,
+    `expected a refusal (4xx with an Error body), got ${exchange.status}: ${exchange.text.slice(0, 300)}`,
+    exchange,
+  );
+  expectError(ctx, exchange, exchange.status);
+}
+
+export function expectPet(ctx: Strictness, exchange: Exchange, status: number): Pet {
   expectStatus(exchange, status);
-  return expectBody(exchange, PetSchema, 'Pet');
+  return expectBody(exchange, schemasOf(ctx).pet, 'Pet') as Pet;
 }
 
-export function expectPets(exchange: Exchange): Pet[] {
+export function expectPets(ctx: Strictness, exchange: Exchange): Pet[] {
   expectStatus(exchange, 200);
-  return expectBody(exchange, PetsSchema, 'Pets (a bare JSON array of Pet)');
+  return expectBody(exchange, schemasOf(ctx).pets, 'Pets (a bare JSON array of Pet)') as Pet[];
 }
 
 /** Pets are listed by id ascending, each id once. */
@@ -173,21 +269,28 @@ export function expectAscendingIds(pets: readonly Pet[], exchange: Exchange): vo
   }
 }
 
-/** Same fields, same values, `status` absent on both or equal. */
-export function samePet(actual: Pet, expected: Omit<Pet, 'id'> & { id?: bigint }): boolean {
+/**
+ * Same fields, same values, `status` absent on both or equal. Under `interface`, a pet created without a status
+ * may carry any PetStatus: the status a pet takes when none is sent is not shown by the interface.
+ */
+export function samePet(ctx: Strictness, actual: Pet, expected: Omit<Pet, 'id'> & { id?: bigint }): boolean {
+  const status =
+    expected.status === undefined && !reference(ctx)
+      ? true
+      : 'status' in actual === (expected.status !== undefined) && actual.status === expected.status;
   return (
     (expected.id === undefined || actual.id === expected.id) &&
     actual.name === expected.name &&
     actual.categoryId === expected.categoryId &&
-    'status' in actual === (expected.status !== undefined) &&
-    actual.status === expected.status
+    status
   );
 }
 
 export function expectSamePet(
+  ctx: Strictness,
   actual: Pet,
   expected: Omit<Pet, 'id'> & { id?: bigint },
   exchange: Exchange,
 ): void {
-  check(samePet(actual, expected), `expected ${show(expected)}, got ${show(actual)}`, exchange);
+  check(samePet(ctx, actual, expected), `expected ${show(expected)}, got ${show(actual)}`, exchange);
 }

@@ -1,6 +1,16 @@
 #!/usr/bin/env node
 // The `petstore-conformance` command. Everything but the process wiring is in run-cli.ts, which tests call.
-import { runCli } from './run-cli.js';
+// The Node check comes before anything else is loaded, so an older Node gets a sentence, not a stack trace.
+const MINIMUM_NODE_MAJOR = 24;
+const major = Number(process.versions.node.split('.')[0]);
+if (!(major >= MINIMUM_NODE_MAJOR)) {
+  console.error(
+    `petstore-conformance needs Node ${MINIMUM_NODE_MAJOR} or later; this is Node ${process.versions.node}. ` +
+      'Install a current Node (https://nodejs.org) and run it again.',
+  );
+  process.exit(2);
+}
+const { runCli } = await import('./run-cli.js');
 
 process.exitCode = await runCli(process.argv.slice(2), process.env, {
   out: (line) => console.log(line),

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { LIST_LIMIT, type Pet, stringifyJson } from '@petstore/schema';
-import { expectPet, expectPets, type Fixtures } from './check.js';
+import { expectPet, expectPets, type Fixtures, type Strictness } from './check.js';
 import type { HttpClient } from './http-client.js';
 
-export function createFixtures(http: HttpClient): Fixtures {
+export function createFixtures(http: HttpClient, strictness: Strictness): Fixtures {
   const run = randomBytes(4).toString('hex');
   let counter = 0;
   let known = 0;
@@ -21,13 +21,13 @@ export function createFixtures(http: HttpClient): Fixtures {
         headers: { 'content-type': 'application/json' },
         body: stringifyJson(newPet),
       });
-      return { pet: expectPet(exchange, 201), exchange };
+      return { pet: expectPet(strictness, exchange, 201), exchange };
     },
 
     async ensurePets(count) {
       const wanted = Math.min(count, LIST_LIMIT.max);
       if (known >= wanted) return;
-      const listed = expectPets(await http.send(`/pets?limit=${LIST_LIMIT.max}`)).length;
+      const listed = expectPets(strictness, await http.send(`/pets?limit=${LIST_LIMIT.max}`)).length;
       const missing = wanted - listed;
       // A few at a time: quick on a local server, gentle on a remote one.
       for (let start = 0; start < missing; start += 10) {

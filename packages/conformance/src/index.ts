@@ -1,6 +1,10 @@
-export type { Check, CheckContext } from './check.js';
-export { CheckFailure } from './check.js';
+export type { Check, CheckContext, CheckSource, Profile } from './check.js';
+export { CheckFailure, CheckSkipped, inProfile, PROFILES } from './check.js';
+export { checkTable } from './check-table.js';
+export type { OpenApiDocument, OpenApiOption } from './openapi.js';
+export { OpenApiLoadError } from './openapi.js';
 
+import { inProfile, type Profile } from './check.js';
 import { ALL_CHECKS } from './checks/all.checks.js';
 
 export { curlOf, formatJUnit, formatResult, formatSummary } from './report.js';
@@ -9,14 +13,28 @@ export { EXIT, runCli } from './run-cli.js';
 export type { CheckResult, ConformanceOptions, ConformanceReport, Reproduction } from './run-conformance.js';
 export {
   DEFAULT_NUM_RUNS,
+  DEFAULT_PROFILE,
   DEFAULT_TIMEOUT_MS,
   normaliseBaseUrl,
+  parseProfile,
   runConformance,
   selectChecks,
 } from './run-conformance.js';
 export { ALL_CHECKS };
 
-/** Every check id with its one-line description, in run order. */
-export function listChecks(): Array<{ id: string; description: string }> {
-  return ALL_CHECKS.map(({ id, description }) => ({ id, description }));
+/**
+ * Each check of a profile (every check without one), in run order: its id, one-line description, the section
+ * of the interface it enforces and the decision of ours it adds under `reference`.
+ */
+export function listChecks(
+  profile?: Profile,
+): Array<{ id: string; description: string; spec?: string; decision?: string }> {
+  return (profile === undefined ? ALL_CHECKS : ALL_CHECKS.filter((check) => inProfile(check, profile))).map(
+    ({ id, description, spec, decision }) => ({
+      id,
+      description,
+      ...(spec === undefined ? {} : { spec }),
+      ...(decision === undefined ? {} : { decision }),
+    }),
+  );
 }

@@ -16,6 +16,8 @@ describe('report', () => {
 
   it('keeps JUnit XML well-formed whatever a response contained', () => {
     const xml = formatJUnit({
+      profile: 'reference',
+      skipped: 0,
       baseUrl: 'http://x/v1',
       seed: 1,
       numRuns: 1,

@@ -26,6 +26,8 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ');
  * that reproduce it (method, path, body, what came back, a curl command).
  */
 export function formatResult(result: CheckResult): string {
+  if (result.ok && result.skipped !== undefined)
+    return `ok ${result.id} - ${result.description} # SKIP ${oneLine(result.skipped)}`;
   if (result.ok) return `ok ${result.id} - ${result.description}`;
   const lines = [`not ok ${result.id} - ${oneLine(result.reason ?? 'failed')}`];
   const reproduction = result.reproduction;
@@ -49,9 +51,10 @@ export function formatResult(result: CheckResult): string {
   return lines.join('\n');
 }
 
-/** The closing line, alone on its line: `N passed, M failed`. */
-export function formatSummary(report: Pick<ConformanceReport, 'passed' | 'failed'>): string {
-  return `${report.passed} passed, ${report.failed} failed`;
+/** The closing line, alone on its line: `N passed, M failed` (`, K skipped` when a check could not apply). */
+export function formatSummary(report: Pick<ConformanceReport, 'passed' | 'failed' | 'skipped'>): string {
+  const skipped = report.skipped > 0 ? `, ${report.skipped} skipped` : '';
+  return `${report.passed} passed, ${report.failed} failed${skipped}`;
 }
 
 /** XML 1.0 cannot carry most control characters or lone surrogates at all, even escaped (its `Char` production). */
@@ -88,12 +91,14 @@ export function formatJUnit(report: ConformanceReport): string {
     const classname = `petstore-conformance.${result.id.split('.')[0]}`;
     const open = `    <testcase classname="${xml(classname)}" name="${xml(result.id)}" time="${seconds(result.durationMs)}">`;
     const description = `      <system-out>${xml(result.description)}</system-out>`;
+    if (result.ok && result.skipped !== undefined)
+      return `${open}\n      <skipped message="${xml(oneLine(result.skipped))}"/>\n${description}\n    </testcase>`;
     if (result.ok) return `${open}\n${description}\n    </testcase>`;
     const details = formatResult(result).split('\n').slice(1).join('\n');
     const failure = `      <failure message="${xml(oneLine(result.reason ?? 'failed'))}" type="ConformanceFailure">${xml(details)}</failure>`;
     return `${open}\n${failure}\n${description}\n    </testcase>`;
   });
-  const totals = `tests="${report.results.length}" failures="${report.failed}" errors="0" time="${seconds(report.durationMs)}"`;
+  const totals = `tests="${report.results.length}" failures="${report.failed}" errors="0" skipped="${report.skipped}" time="${seconds(report.durationMs)}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="petstore-conformance" ${totals}>`,
@@ -102,6 +107,7 @@ export function formatJUnit(report: ConformanceReport): string {
     `      <property name="baseUrl" value="${xml(report.baseUrl)}"/>`,
     `      <property name="seed" value="${report.seed}"/>`,
     `      <property name="numRuns" value="${report.numRuns}"/>`,
+    `      <property name="profile" value="${report.profile}"/>`,
     '    </properties>',
     ...cases,
     '  </testsuite>',

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkTable } from './check-table.js';
 import { ALL_CHECKS } from './checks/all.checks.js';
 import { EXIT, runCli } from './run-cli.js';
 
@@ -39,11 +40,34 @@ describe('petstore-conformance CLI', () => {
     );
   });
 
-  it('lists every check id with its description', async () => {
-    const { code, out } = await cli(['--list']);
-    expect(code).toBe(EXIT.passed);
-    expect(out.split('\n')).toHaveLength(ALL_CHECKS.length);
+  it('lists each check of a profile with its description and where it comes from', async () => {
+    const ids = (out: string) => out.split('\n').filter((line) => !line.startsWith('  # '));
+    const reference = await cli(['--list', '--profile', 'reference']);
+    expect(reference.code).toBe(EXIT.passed);
+    expect(ids(reference.out)).toHaveLength(ALL_CHECKS.length);
     expect(new Set(ALL_CHECKS.map((check) => check.id)).size).toBe(ALL_CHECKS.length);
+    expect(reference.out).toContain(
+      'listPets.limit.invalid.above-max - listPets?limit=101 (above the maximum 100) is 400 validation_failed\n' +
+        '  # interface: Endpoints / GET /pets and Limits',
+    );
+    expect(reference.out).toMatch(/\n {2}# Decision: bad limit or status is 400 validation_failed\n/);
+    // The default profile is `interface`: the checks with a section of the interface, and no decision line.
+    const { out } = await cli(['--list']);
+    expect(ids(out)).toHaveLength(ALL_CHECKS.filter((check) => check.spec !== undefined).length);
+    expect(out).not.toContain('http.options');
+    expect(out).not.toContain('# Decision');
+  });
+
+  it('exits 2 on an unknown profile or an --openapi document it cannot read', async () => {
+    const bad = await cli(['--profile', 'strict'], { BASE_URL: baseUrl, API_KEY: 'k' });
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.err).toMatch(/profile must be one of interface, reference, got "strict"/);
+    const missing = await cli(['--openapi', '/no/such/openapi.json', '--only', 'listPets.ok'], {
+      BASE_URL: baseUrl,
+      API_KEY: 'k',
+    });
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.err).toMatch(/the OpenAPI document could not be read/);
   });
 
   it('reports a failure with its reproduction, writes JUnit, exits 1 and closes with "N passed, M failed"', async () => {
@@ -58,7 +82,7 @@ describe('petstore-conformance CLI', () => {
     expect(code).toBe(EXIT.failed);
     const lines = out.split('\n');
     expect(lines[0]).toMatch(
-      /^# petstore-conformance: 1 checks against http:\/\/127\.0\.0\.1:\d+\/v1, seed 3/,
+      /^# petstore-conformance: 1 checks of the interface profile against http:\/\/127\.0\.0\.1:\d+\/v1, seed 3/,
     );
     expect(lines[1]).toBe('not ok listPets.limit.invalid.zero - server error 500 on bad input: boom');
     expect(lines[2]).toBe('  # request: GET /v1/pets?limit=0');
@@ -77,9 +101,8 @@ describe('petstore-conformance CLI', () => {
 });
 
 describe('README', () => {
-  it('lists every check id', () => {
+  it('lists every check with the source it enforces, as checkTable() writes it', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const missing = ALL_CHECKS.map((check) => check.id).filter((id) => !readme.includes(`\`${id}\``));
-    expect(missing).toEqual([]);
+    expect(readme).toContain(checkTable());
   });
 });

@@ -1,12 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ALL_CHECKS } from './checks/all.checks.js';
+import { OpenApiLoadError } from './openapi.js';
 import { formatJUnit, formatResult, formatSummary } from './report.js';
 import {
   DEFAULT_NUM_RUNS,
   DEFAULT_TIMEOUT_MS,
   normaliseBaseUrl,
+  parseProfile,
   runConformance,
   selectChecks,
 } from './run-conformance.js';
@@ -18,12 +19,17 @@ Certifies a deployment of the Pet Store interface over plain HTTP. It creates pe
 Options:
   --base-url <url>     the deployment, ending in /v1 (or BASE_URL)
   --api-key <key>      sent as "Authorization: Bearer <key>" (or API_KEY)
+  --profile <name>     interface (default): what the Pet Store interface requires, every reasonable answer
+                       accepted where it is silent; reference: also every decision the reference
+                       implementation documents
+  --openapi <source>   the deployment's OpenAPI document (a URL or a file) to check every response against;
+                       default: <base-url>/openapi.json if it serves one; "none" to turn it off
   --report <file>      also write a JUnit XML report to <file>
   --seed <n>           replay the generated data of an earlier run (each run prints its seed)
   --num-runs <n>       cases per property-based check (default ${DEFAULT_NUM_RUNS})
   --timeout <ms>       per request (default ${DEFAULT_TIMEOUT_MS})
   --only <prefix>      run only the checks whose id starts with <prefix>; repeatable
-  --list               print every check id and description, and exit
+  --list               print the profile's check ids, descriptions and sources, and exit
   -h, --help           this text
 
 Exit codes: 0 every check passed, 1 a check failed, 2 usage or configuration error.`;
@@ -53,6 +59,8 @@ function parse(argv: string[]) {
       options: {
         'base-url': { type: 'string' },
         'api-key': { type: 'string' },
+        profile: { type: 'string' },
+        openapi: { type: 'string' },
         report: { type: 'string' },
         seed: { type: 'string' },
         'num-runs': { type: 'string' },
@@ -77,8 +85,18 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, output: Cli
       output.out(USAGE);
       return EXIT.passed;
     }
+    let profile: ReturnType<typeof parseProfile>;
+    try {
+      profile = parseProfile(values.profile);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     if (values.list) {
-      for (const check of ALL_CHECKS) output.out(`${check.id} - ${check.description}`);
+      for (const check of selectChecks(undefined, profile)) {
+        output.out(`${check.id} - ${check.description}`);
+        if (check.spec !== undefined) output.out(`  # interface: ${check.spec}`);
+        if (check.decision !== undefined && profile === 'reference') output.out(`  # ${check.decision}`);
+      }
       return EXIT.passed;
     }
     const rawBaseUrl = values['base-url'] ?? env.BASE_URL;
@@ -92,28 +110,39 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, output: Cli
     let count: number;
     try {
       baseUrl = normaliseBaseUrl(rawBaseUrl);
-      count = selectChecks(values.only).length;
+      count = selectChecks(values.only, profile).length;
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
 
+    const openapi = values.openapi === 'none' ? false : values.openapi;
     output.out(
-      `# petstore-conformance: ${count} checks against ${baseUrl}, seed ${seed} (replay with --seed ${seed})`,
+      `# petstore-conformance: ${count} checks of the ${profile} profile against ${baseUrl}, seed ${seed} (replay with --seed ${seed})`,
     );
-    const report = await runConformance({
-      baseUrl,
-      apiKey,
-      seed,
-      numRuns,
-      timeoutMs,
-      only: values.only,
-      onResult: (result) => output.out(formatResult(result)),
-    });
+    let report: Awaited<ReturnType<typeof runConformance>>;
+    try {
+      report = await runConformance({
+        baseUrl,
+        apiKey,
+        seed,
+        numRuns,
+        timeoutMs,
+        profile,
+        openapi,
+        only: values.only,
+        onResult: (result) => output.out(formatResult(result)),
+      });
+    } catch (error) {
+      if (error instanceof OpenApiLoadError) throw new UsageError(error.message);
+      throw error;
+    }
     if (values.report) {
       writeFileSync(values.report, formatJUnit(report));
       output.out(`# JUnit report: ${values.report}`);
     }
-    output.out(`# ${report.durationMs} ms`);
+    output.out(
+      `# ${report.durationMs} ms; responses checked against ${report.openapi ?? 'no OpenAPI document'}`,
+    );
     output.out(formatSummary(report));
     return report.failed > 0 ? EXIT.failed : EXIT.passed;
   } catch (error) {

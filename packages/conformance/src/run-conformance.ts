@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { type Check, CheckFailure } from './check.js';
+import { type Check, CheckFailure, CheckSkipped, inProfile, PROFILES, type Profile } from './check.js';
 import { ALL_CHECKS } from './checks/all.checks.js';
 import { createFixtures } from './fixtures.js';
 import { createHttpClient, type Exchange, type SentRequest } from './http-client.js';
+import { loadOpenApi, type OpenApiOption } from './openapi.js';
 
 export interface ConformanceOptions {
   /** The deployment's base URL, ending in the version segment: `https://staging.example/v1`. */
@@ -17,6 +18,16 @@ export interface ConformanceOptions {
   timeoutMs?: number;
   /** Run only the checks whose id equals or starts with one of these (`auth.`, `getPet.not-found`). */
   only?: readonly string[];
+  /**
+   * `interface` (default): what the Pet Store interface requires, every reasonable answer accepted where it is
+   * silent. `reference`: also every decision the reference implementation documents.
+   */
+  profile?: Profile;
+  /**
+   * The deployment's OpenAPI document to hold its responses to: a URL or a file; `false` for none. Default: the
+   * one at `<baseUrl>/openapi.json`, if it serves one (otherwise `responses.openapi` is skipped).
+   */
+  openapi?: OpenApiOption;
   /** Called as each check finishes, for streaming output. */
   onResult?: (result: CheckResult) => void;
 }
@@ -41,16 +52,27 @@ export interface CheckResult {
   durationMs: number;
   /** Why it failed. */
   reason?: string;
+  /** Why it did not apply (ok, but nothing was certified). */
+  skipped?: string;
+  /** The interface section it enforces, when it enforces one. */
+  spec?: string;
+  /** The decision of ours it enforces under the `reference` profile, when it enforces one. */
+  decision?: string;
   reproduction?: Reproduction;
 }
 
 export interface ConformanceReport {
   baseUrl: string;
+  profile: Profile;
+  /** The OpenAPI document responses were checked against, if any. */
+  openapi?: string;
   seed: number;
   numRuns: number;
   results: CheckResult[];
+  /** Checks that ran and passed (skipped ones not included). */
   passed: number;
   failed: number;
+  skipped: number;
   durationMs: number;
 }
 
@@ -58,12 +80,28 @@ export const DEFAULT_NUM_RUNS = 25;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const BODY_SHOWN = 2_000;
 
-/** The checks `only` selects (all without it); an empty selection is an error rather than a green run. */
-export function selectChecks(only?: readonly string[]): readonly Check[] {
-  if (only === undefined || only.length === 0) return ALL_CHECKS;
-  const selected = ALL_CHECKS.filter((check) => only.some((prefix) => check.id.startsWith(prefix)));
+export const DEFAULT_PROFILE: Profile = 'interface';
+
+/** `profile` checked, for callers that read it from a command line or a JavaScript caller. */
+export function parseProfile(profile: string | undefined): Profile {
+  if (profile === undefined) return DEFAULT_PROFILE;
+  if (!(PROFILES as readonly string[]).includes(profile))
+    throw new Error(`profile must be one of ${PROFILES.join(', ')}, got ${JSON.stringify(profile)}`);
+  return profile as Profile;
+}
+
+/**
+ * The checks of a profile that `only` selects (all of the profile without it); an empty selection is an error
+ * rather than a green run.
+ */
+export function selectChecks(only?: readonly string[], profile: Profile = DEFAULT_PROFILE): readonly Check[] {
+  const ofProfile = ALL_CHECKS.filter((check) => inProfile(check, profile));
+  if (only === undefined || only.length === 0) return ofProfile;
+  const selected = ofProfile.filter((check) => only.some((prefix) => check.id.startsWith(prefix)));
   if (selected.length === 0)
-    throw new Error(`no check id starts with ${only.map((p) => JSON.stringify(p)).join(' or ')}`);
+    throw new Error(
+      `no check of the ${profile} profile has an id starting with ${only.map((p) => JSON.stringify(p)).join(' or ')}`,
+    );
   return selected;
 }
 
@@ -131,24 +169,54 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const numRuns = options.numRuns ?? DEFAULT_NUM_RUNS;
-  const checks = selectChecks(options.only);
-  const http = createHttpClient({
+  const profile = parseProfile(options.profile);
+  const checks = selectChecks(options.only, profile);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const http = createHttpClient({ baseUrl, apiKey: options.apiKey, timeoutMs });
+  // The document is read outside the suite's own log: it is not a response of the interface.
+  const { document: openapi, reason: openapiUnavailable } = await loadOpenApi(
+    options.openapi,
     baseUrl,
-    apiKey: options.apiKey,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  });
-  const ctx = { http, fixtures: createFixtures(http), seed, numRuns };
+    async (url) => {
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return { status: response.status, text: await response.text() };
+    },
+  );
+  const ctx = {
+    http,
+    fixtures: createFixtures(http, { profile }),
+    seed,
+    numRuns,
+    profile,
+    openapi,
+    openapiUnavailable,
+  };
 
   const started = performance.now();
   const results: CheckResult[] = [];
   for (const check of checks) {
     const checkStarted = performance.now();
     const lastBefore = http.lastRequest;
+    const source = {
+      ...(check.spec === undefined ? {} : { spec: check.spec }),
+      ...(check.decision === undefined ? {} : { decision: check.decision }),
+    };
     let result: CheckResult;
     try {
       await check.run(ctx);
-      result = { id: check.id, description: check.description, ok: true, durationMs: 0 };
+      result = { id: check.id, description: check.description, ok: true, durationMs: 0, ...source };
     } catch (error) {
+      if (error instanceof CheckSkipped) {
+        result = { id: check.id, description: check.description, ok: true, durationMs: 0, ...source };
+        result.skipped = error.message;
+        result.durationMs = Math.round(performance.now() - checkStarted);
+        results.push(result);
+        options.onResult?.(result);
+        continue;
+      }
       const failure = error instanceof CheckFailure ? error : undefined;
       const cause = error instanceof Error ? error : new Error(String(error));
       const reason =
@@ -157,7 +225,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       const exchange = failure?.exchange;
       const lastSent = http.lastRequest === lastBefore ? undefined : http.lastRequest;
       const request = exchange?.request ?? failure?.request ?? lastSent;
-      result = { id: check.id, description: check.description, ok: false, durationMs: 0, reason };
+      result = { id: check.id, description: check.description, ok: false, durationMs: 0, reason, ...source };
       if (request) result.reproduction = reproduce(request, options.apiKey, exchange);
     }
     result.durationMs = Math.round(performance.now() - checkStarted);
@@ -166,13 +234,17 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
 
   const failed = results.filter((result) => !result.ok).length;
+  const skipped = results.filter((result) => result.skipped !== undefined).length;
   return {
     baseUrl,
+    profile,
+    ...(openapi === undefined ? {} : { openapi: openapi.source }),
     seed,
     numRuns,
     results,
-    passed: results.length - failed,
+    passed: results.length - failed - skipped,
     failed,
+    skipped,
     durationMs: Math.round(performance.now() - started),
   };
 }

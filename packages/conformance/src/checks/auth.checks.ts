@@ -1,5 +1,5 @@
 import { stringifyJson } from '@petstore/schema';
-import { type Check, type CheckContext, check, expectError, expectPets } from '../check.js';
+import { type Check, type CheckContext, check, expectError, expectPets, reference } from '../check.js';
 import type { Exchange, RequestOptions } from '../http-client.js';
 
 interface Operation {
@@ -49,37 +49,51 @@ const MALFORMED_AUTHORIZATION = [
   'Bearer {key} extra',
 ];
 
+const SPEC_401 =
+  'Authentication 1-3, Errors / Conditions: a missing or invalid API key is 401 with an Error body';
+const DECISION_CHALLENGE =
+  'Decision (docs/interface-decisions.md, authentication): code "unauthorized" and WWW-Authenticate: Bearer realm="petstore"';
+const DECISION_AUTH_FIRST =
+  'Decision (docs/interface-decisions.md, authentication): the key is checked before anything else';
+
 function perOperation(operation: Operation): Check[] {
   const { name } = operation;
   return [
     {
       id: `auth.missing-key.${name}`,
       description: `${name} without Authorization is 401 unauthorized with WWW-Authenticate: Bearer realm="petstore"`,
+      spec: SPEC_401,
+      decision: DECISION_CHALLENGE,
       async run(ctx) {
         const { path, options } = await operation.request(ctx);
         const exchange = await ctx.http.send(path, { ...options, auth: null });
-        expectError(exchange, 401, 'unauthorized');
-        expectChallenge(exchange, MISSING_CHALLENGE, 'Bearer realm="petstore"');
+        expectError(ctx, exchange, 401, 'unauthorized');
+        if (reference(ctx)) expectChallenge(exchange, MISSING_CHALLENGE, 'Bearer realm="petstore"');
       },
     },
     {
       id: `auth.wrong-key.${name}`,
       description: `${name} with an unknown API key is 401 unauthorized with a Bearer error="invalid_token" challenge`,
+      spec: SPEC_401,
+      decision: DECISION_CHALLENGE,
       async run(ctx) {
         const { path, options } = await operation.request(ctx);
         const exchange = await ctx.http.send(path, { ...options, auth: 'Bearer not-a-key-conformance-0000' });
-        expectError(exchange, 401, 'unauthorized');
-        expectChallenge(exchange, INVALID_CHALLENGE, 'Bearer realm="petstore", error="invalid_token"');
+        expectError(ctx, exchange, 401, 'unauthorized');
+        if (reference(ctx))
+          expectChallenge(exchange, INVALID_CHALLENGE, 'Bearer realm="petstore", error="invalid_token"');
       },
     },
     {
       id: `auth.malformed.${name}`,
       description: `${name} with a malformed Authorization header (Basic, bare key, "Bearer" alone, extra words) is 401`,
+      spec: `${SPEC_401} (the key travels only as "Bearer <API_KEY>")`,
+      decision: DECISION_CHALLENGE,
       async run(ctx) {
         const { path, options } = await operation.request(ctx);
         for (const template of MALFORMED_AUTHORIZATION) {
           const auth = template.replaceAll('{key}', ctx.http.apiKey);
-          expectError(await ctx.http.send(path, { ...options, auth }), 401, 'unauthorized');
+          expectError(ctx, await ctx.http.send(path, { ...options, auth }), 401, 'unauthorized');
         }
       },
     },
@@ -91,24 +105,27 @@ export const authChecks: Check[] = [
   {
     id: 'auth.valid-key',
     description: 'the API key is accepted as "Bearer <key>", the scheme in any case (RFC 9110)',
+    spec: 'Authentication 1-2: an HTTP bearer scheme (RFC 6750; scheme names are case-insensitive, RFC 9110 11.1)',
     async run(ctx) {
       for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
-        expectPets(await ctx.http.send('/pets?limit=1', { auth: `${scheme} ${ctx.http.apiKey}` }));
+        expectPets(ctx, await ctx.http.send('/pets?limit=1', { auth: `${scheme} ${ctx.http.apiKey}` }));
       }
     },
   },
   {
     id: 'auth.before-validation.listPets',
     description: 'listPets checks the key before the query: ?limit=0&offset=5 without a key is 401, not 400',
+    decision: DECISION_AUTH_FIRST,
     async run(ctx) {
-      expectError(await ctx.http.send('/pets?limit=0&offset=5', { auth: null }), 401, 'unauthorized');
-      expectError(await ctx.http.send('/pets?status=lost', { auth: 'Bearer wrong-key-000000000' }), 401);
+      expectError(ctx, await ctx.http.send('/pets?limit=0&offset=5', { auth: null }), 401, 'unauthorized');
+      expectError(ctx, await ctx.http.send('/pets?status=lost', { auth: 'Bearer wrong-key-000000000' }), 401);
     },
   },
   {
     id: 'auth.before-validation.createPet',
     description:
       'createPet checks the key before the body: malformed JSON, a bad field or text/plain without a key is 401',
+    decision: DECISION_AUTH_FIRST,
     async run(ctx) {
       const json = { 'content-type': 'application/json' };
       const bodies: RequestOptions[] = [
@@ -119,6 +136,7 @@ export const authChecks: Check[] = [
       ];
       for (const options of bodies) {
         expectError(
+          ctx,
           await ctx.http.send('/pets', { ...options, method: 'POST', auth: null }),
           401,
           'unauthorized',
@@ -130,18 +148,20 @@ export const authChecks: Check[] = [
     id: 'auth.before-validation.getPet',
     description:
       'getPet checks the key before the path: /pets/abc and /pets/0 without a key are 401, not 400',
+    decision: DECISION_AUTH_FIRST,
     async run(ctx) {
-      expectError(await ctx.http.send('/pets/abc', { auth: null }), 401, 'unauthorized');
-      expectError(await ctx.http.send('/pets/0', { auth: null }), 401, 'unauthorized');
+      expectError(ctx, await ctx.http.send('/pets/abc', { auth: null }), 401, 'unauthorized');
+      expectError(ctx, await ctx.http.send('/pets/0', { auth: null }), 401, 'unauthorized');
     },
   },
   {
     id: 'auth.before-routing',
     description:
       'without a key, an unknown path or an unsupported method is 401 too: nothing is revealed first',
+    decision: DECISION_AUTH_FIRST,
     async run(ctx) {
-      expectError(await ctx.http.send('/no-such-route', { auth: null }), 401, 'unauthorized');
-      expectError(await ctx.http.send('/pets', { method: 'DELETE', auth: null }), 401, 'unauthorized');
+      expectError(ctx, await ctx.http.send('/no-such-route', { auth: null }), 401, 'unauthorized');
+      expectError(ctx, await ctx.http.send('/pets', { method: 'DELETE', auth: null }), 401, 'unauthorized');
     },
   },
 ];

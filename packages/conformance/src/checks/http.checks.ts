@@ -16,30 +16,35 @@ export const httpChecks: Check[] = [
   {
     id: 'http.unknown-route',
     description: 'an unknown path under /v1 is 404 route_not_found (an Error body)',
+    decision:
+      'Decision (docs/interface-decisions.md, other methods and paths): 404 route_not_found for an unknown path',
     async run(ctx) {
-      expectRefused(await ctx.http.send('/no-such-route'), 404, 'route_not_found');
-      expectRefused(await ctx.http.send('/pets/1/owner'), 404, 'route_not_found');
+      expectRefused(ctx, await ctx.http.send('/no-such-route'), 404, 'route_not_found');
+      expectRefused(ctx, await ctx.http.send('/pets/1/owner'), 404, 'route_not_found');
     },
   },
   {
     id: 'http.store-orders',
     description: 'GET /store/orders, named by the interface without a definition, is not implemented: 404',
+    decision:
+      'Decision (docs/interface-decisions.md, other methods and paths): GET /store/orders is not implemented',
     async run(ctx) {
-      expectError(await ctx.http.send('/store/orders'), 404);
+      expectError(ctx, await ctx.http.send('/store/orders'), 404);
     },
   },
   {
     id: 'http.method-not-allowed',
     description: 'an unsupported method on /pets or /pets/{id} is 405 method_not_allowed with Allow',
+    decision: 'Decision (docs/interface-decisions.md, other methods and paths): 405 with Allow',
     async run(ctx) {
       for (const method of ['DELETE', 'PUT', 'PATCH']) {
         const exchange = await ctx.http.send('/pets', { method });
-        expectRefused(exchange, 405, 'method_not_allowed');
+        expectRefused(ctx, exchange, 405, 'method_not_allowed');
         expectAllow(exchange, ['GET', 'POST']);
       }
       for (const method of ['DELETE', 'PUT', 'POST']) {
         const exchange = await ctx.http.send('/pets/1', { method });
-        expectRefused(exchange, 405, 'method_not_allowed');
+        expectRefused(ctx, exchange, 405, 'method_not_allowed');
         expectAllow(exchange, ['GET']);
       }
     },
@@ -47,6 +52,7 @@ export const httpChecks: Check[] = [
   {
     id: 'http.options',
     description: 'OPTIONS on /pets and /pets/{id} is 204 with Allow',
+    decision: 'Decision (docs/interface-decisions.md, other methods and paths): OPTIONS is 204 with Allow',
     async run(ctx) {
       const pets = await ctx.http.send('/pets', { method: 'OPTIONS' });
       check(pets.status === 204, `expected 204, got ${pets.status}`, pets);
@@ -60,6 +66,8 @@ export const httpChecks: Check[] = [
     id: 'http.request-id',
     description:
       'X-Request-Id is echoed when valid (1-128 of A-Za-z0-9._:-), generated when absent or invalid',
+    decision:
+      'Decision (docs/interface-decisions.md, request ids): X-Request-Id accepted or generated, and echoed',
     async run(ctx) {
       const given = 'conformance.request-id:01';
       const echoed = await ctx.http.send('/pets?limit=1', { headers: { 'x-request-id': given } });

@@ -6,6 +6,7 @@ import { type Check, type CheckContext, check, expectPet, expectRefused } from '
 // offer idempotent creates is not failing the interface.
 
 const REFERENCE_ONLY = '(Decision, reference profile only)';
+const IDEMPOTENCY = 'Decision: idempotent creates (Idempotency-Key)';
 
 const postWithKey = (ctx: CheckContext, key: string, body: object) =>
   ctx.http.send('/pets', {
@@ -20,13 +21,14 @@ export const idempotencyChecks: Check[] = [
   {
     id: 'createPet.idempotency-key.replayed',
     description: `a repeat of POST /pets with the same Idempotency-Key and body gets the first response (201, same body, same Location) and creates no second pet ${REFERENCE_ONLY}`,
+    decision: IDEMPOTENCY,
     async run(ctx) {
       const key = newKey();
       const body = { name: ctx.fixtures.uniqueName('idempotent'), categoryId: 5, status: 'pending' };
       const first = await postWithKey(ctx, key, body);
-      const pet = expectPet(first, 201);
+      const pet = expectPet(ctx, first, 201);
       const repeat = await postWithKey(ctx, key, body);
-      expectPet(repeat, 201);
+      expectPet(ctx, repeat, 201);
       check(
         repeat.text === first.text,
         `the repeat answered ${repeat.text}, the first ${first.text}`,
@@ -49,22 +51,28 @@ export const idempotencyChecks: Check[] = [
   {
     id: 'createPet.idempotency-key.other-body',
     description: `the same Idempotency-Key with a different body is 422 idempotency_key_reused ${REFERENCE_ONLY}`,
+    decision: IDEMPOTENCY,
     async run(ctx) {
       const key = newKey();
-      expectPet(await postWithKey(ctx, key, { name: ctx.fixtures.uniqueName('key a'), categoryId: 1 }), 201);
+      expectPet(
+        ctx,
+        await postWithKey(ctx, key, { name: ctx.fixtures.uniqueName('key a'), categoryId: 1 }),
+        201,
+      );
       const other = await postWithKey(ctx, key, { name: ctx.fixtures.uniqueName('key b'), categoryId: 1 });
-      expectRefused(other, 422, 'idempotency_key_reused');
+      expectRefused(ctx, other, 422, 'idempotency_key_reused');
     },
   },
   {
     id: 'createPet.idempotency-key.invalid',
     description: `an Idempotency-Key longer than ${IDEMPOTENCY_KEY_MAX_LENGTH} characters is 400 invalid_idempotency_key ${REFERENCE_ONLY}`,
+    decision: IDEMPOTENCY,
     async run(ctx) {
       const refused = await postWithKey(ctx, 'k'.repeat(IDEMPOTENCY_KEY_MAX_LENGTH + 1), {
         name: ctx.fixtures.uniqueName('bad key'),
         categoryId: 1,
       });
-      expectRefused(refused, 400, 'invalid_idempotency_key');
+      expectRefused(ctx, refused, 400, 'invalid_idempotency_key');
     },
   },
 ];

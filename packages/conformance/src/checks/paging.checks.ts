@@ -7,6 +7,7 @@ import type { Exchange } from '../http-client.js';
 // not the spec's minimum, and say so in their descriptions.
 
 const DECISION = '(documented decision, not the spec minimum)';
+const PAGING = 'Decision: paging (keyset cursor, Link rel="next" on every page but the last)';
 /** Most pages a walk follows before giving up: a loop of `next` links must not run forever. */
 const MAX_PAGES = 1000;
 
@@ -34,7 +35,7 @@ async function walk(
   let last: Exchange | undefined;
   for (let page = 0; page < maxPages && path !== undefined; page += 1) {
     last = await ctx.http.send(path);
-    pets.push(...expectPets(last));
+    pets.push(...expectPets(ctx, last));
     path = nextPath(last);
   }
   return { pets, last: last as Exchange, complete: path === undefined };
@@ -44,9 +45,10 @@ export const pagingChecks: Check[] = [
   {
     id: 'listPets.paging.walk.no-gap-no-duplicate',
     description: `following Link rel="next" with a small limit gives exactly the pets of one large page, in id order, each once ${DECISION}`,
+    decision: PAGING,
     async run(ctx) {
       await ctx.fixtures.ensurePets(LIST_LIMIT.max);
-      const whole = expectPets(await ctx.http.send(`/pets?limit=${LIST_LIMIT.max}`));
+      const whole = expectPets(ctx, await ctx.http.send(`/pets?limit=${LIST_LIMIT.max}`));
       const { pets, last } = await walk(ctx, '/pets?limit=7', Math.ceil(LIST_LIMIT.max / 7));
       const walked = pets.slice(0, whole.length);
       expectAscendingIds(walked, last);
@@ -60,6 +62,7 @@ export const pagingChecks: Check[] = [
   {
     id: 'listPets.paging.walk.to-the-end',
     description: `a walk of one status reaches a last page without Link, and lists a just-created pet once ${DECISION}`,
+    decision: PAGING,
     async run(ctx) {
       const { pet } = await ctx.fixtures.createPet({
         name: ctx.fixtures.uniqueName('paging'),
@@ -77,9 +80,10 @@ export const pagingChecks: Check[] = [
   {
     id: 'listPets.paging.last-page.no-link',
     description: `a page that holds every remaining pet has no Link rel="next" ${DECISION}`,
+    decision: PAGING,
     async run(ctx) {
       const exchange = await ctx.http.send('/pets?status=pending&limit=1');
-      const first = expectPets(exchange);
+      const first = expectPets(ctx, exchange);
       const path = nextPath(exchange);
       if (path === undefined) {
         check(first.length <= 1, 'more pets than limit but no Link', exchange);
@@ -87,7 +91,7 @@ export const pagingChecks: Check[] = [
       }
       // The same status, one page large enough for what is left when it is small: no Link there.
       const rest = await ctx.http.send(path.replace(/limit=1(&|$)/, `limit=${LIST_LIMIT.max}$1`));
-      const pets = expectPets(rest);
+      const pets = expectPets(ctx, rest);
       if (pets.length < LIST_LIMIT.max)
         check(rest.headers.get('link') === null, 'a short page carries Link', rest);
     },
@@ -95,6 +99,7 @@ export const pagingChecks: Check[] = [
   {
     id: 'listPets.paging.cursor.forged',
     description: `a forged, tampered, truncated or other-status cursor is 400 validation_failed, never a page ${DECISION}`,
+    decision: PAGING,
     async run(ctx) {
       await ctx.fixtures.ensurePets(3);
       const exchange = await ctx.http.send('/pets?status=available&limit=1');
@@ -112,12 +117,14 @@ export const pagingChecks: Check[] = [
         'not-a-cursor',
       ]) {
         expectRefused(
+          ctx,
           await ctx.http.send(`/pets?status=available&limit=1&cursor=${encodeURIComponent(bad)}`),
           400,
           'validation_failed',
         );
       }
       expectRefused(
+        ctx,
         await ctx.http.send(`/pets?status=sold&limit=1&cursor=${encodeURIComponent(cursor)}`),
         400,
         'validation_failed',

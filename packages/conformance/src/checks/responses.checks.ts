@@ -6,6 +6,8 @@ import {
   expectError,
   expectJsonContentType,
   fail,
+  reference,
+  skip,
 } from '../check.js';
 import type { Exchange } from '../http-client.js';
 
@@ -39,18 +41,31 @@ async function observed(ctx: CheckContext): Promise<readonly Exchange[]> {
   return ctx.http.log;
 }
 
+/** What the interface documents as each operation's success: any other 2xx (or a 1xx/3xx) is not a reading of it. */
+const SUCCESS: Record<OperationId, number> = { listPets: 200, createPet: 201, getPet: 200 } as Record<
+  OperationId,
+  number
+>;
+
 export const responseChecks: Check[] = [
   {
     id: 'responses.documented-status',
     description:
       'every response of an operation of the interface seen in this run has a status documented for that operation',
+    spec:
+      'Endpoints: each operation succeeds only with its documented status (listPets 200, createPet 201, getPet ' +
+      '200); refusals are 4xx',
+    decision: 'Decision: the statuses our OpenAPI document lists per operation, and no other',
     async run(ctx) {
       for (const exchange of await observed(ctx)) {
         const operation = operationOf(exchange);
-        if (operation === undefined) continue;
-        const documented: readonly number[] = DOCUMENTED_STATUSES[operation];
-        if (!documented.includes(exchange.status)) {
-          fail(`${operation} answered ${exchange.status}, documented: ${documented.join(', ')}`, exchange);
+        if (operation === undefined || exchange.status >= 500) continue;
+        if (reference(ctx)) {
+          const documented: readonly number[] = DOCUMENTED_STATUSES[operation];
+          if (!documented.includes(exchange.status))
+            fail(`${operation} answered ${exchange.status}, documented: ${documented.join(', ')}`, exchange);
+        } else if (exchange.status < 400 && exchange.status !== SUCCESS[operation]) {
+          fail(`${operation} answered ${exchange.status}; its success is ${SUCCESS[operation]}`, exchange);
         }
       }
     },
@@ -58,6 +73,7 @@ export const responseChecks: Check[] = [
   {
     id: 'responses.no-server-error',
     description: 'no request of this run, however malformed, got a 5xx',
+    spec: 'Errors / Conditions: bad input is refused with a 4xx; no request this suite sends may end in a 5xx',
     async run(ctx) {
       const failed = (await observed(ctx)).find((exchange) => exchange.status >= 500);
       if (failed) fail(`server error ${failed.status}: ${failed.text.slice(0, 300)}`, failed);
@@ -67,19 +83,46 @@ export const responseChecks: Check[] = [
     id: 'responses.error-body',
     description:
       'every error response seen in this run is an Error {code, message, status} with status = the HTTP status, as application/json',
+    spec: "Errors / Error body: every 4xx of the interface's operations carries an Error {code, message, status}",
+    decision: 'Decision: errors (every error, also on unknown paths and methods, is an Error body)',
     async run(ctx) {
       for (const exchange of await observed(ctx)) {
-        if (exchange.status >= 400) expectError(exchange, exchange.status);
+        if (exchange.status < 400) continue;
+        if (reference(ctx)) expectError(ctx, exchange, exchange.status);
+        else if (exchange.status < 500 && operationOf(exchange) !== undefined)
+          expectError(ctx, exchange, exchange.status);
       }
     },
   },
   {
     id: 'responses.content-type',
     description: 'every response with a body seen in this run is Content-Type application/json',
+    spec: "Endpoints: request and response bodies of the interface's operations are application/json",
+    decision: 'Decision: every response with a body is application/json, also on unknown paths',
     async run(ctx) {
       for (const exchange of await observed(ctx)) {
-        if (exchange.text !== '') expectJsonContentType(exchange);
+        if (exchange.text === '') continue;
+        if (reference(ctx) || operationOf(exchange) !== undefined) expectJsonContentType(exchange);
       }
+    },
+  },
+  {
+    id: 'responses.openapi',
+    description:
+      "every response of an operation seen in this run matches the deployment's own OpenAPI document: a status it lists, required headers, a body its schema accepts",
+    spec: "the deployment's own OpenAPI document (--openapi, default <base-url>/openapi.json): what it publishes is what it does",
+    async run(ctx) {
+      if (ctx.openapi === undefined) skip(ctx.openapiUnavailable ?? 'no OpenAPI document');
+      let checked = 0;
+      for (const exchange of await observed(ctx)) {
+        const problem = ctx.openapi.problemWith(exchange);
+        if (problem !== undefined) fail(problem, exchange);
+        if (ctx.openapi.operationOf(exchange) !== undefined) checked += 1;
+      }
+      if (checked === 0)
+        fail(
+          `no response of this run is an operation of ${ctx.openapi.source}: do its paths and servers match?`,
+        );
     },
   },
 ];
