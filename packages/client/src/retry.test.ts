@@ -139,6 +139,23 @@ describe('REST client retries', () => {
     expect(seen.at(-1)?.headers['idempotency-key']).toBe('mine');
   });
 
+  it('createPet repeats a 409 idempotency_key_in_use (its lost first attempt still running) and gets the pet', async () => {
+    const inUse = json(409, {
+      code: 'idempotency_key_in_use',
+      message: 'a request with this Idempotency-Key is still being processed: retry it',
+      status: 409,
+    });
+    const { fetch, seen } = scriptedFetch([inUse, json(201, PET)]);
+    const rest = createRestClient({ baseUrl, apiKey: 'k', fetch, retries: fast });
+    expect(await rest.createPet({ name: 'Rex', categoryId: 2 })).toEqual({
+      id: 1n,
+      name: 'Rex',
+      categoryId: 2n,
+    });
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.headers['idempotency-key']).toBe(seen[0]?.headers['idempotency-key']);
+  });
+
   it('createPet without retries sends no key unless given one, and is never repeated', async () => {
     const { fetch, seen } = scriptedFetch([unavailable('0'), json(201, PET)]);
     const rest = createRestClient({ baseUrl, apiKey: 'k', fetch, retries: false });

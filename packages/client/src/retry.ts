@@ -21,7 +21,10 @@ export interface RetryOptions {
 
 /** Retry and deadline settings of a client, shared by every call it makes. */
 export interface CallPolicyOptions {
-  /** Retries on network errors, 429, 502, 503 and 504 (on by default; `false` turns them off). */
+  /**
+   * Retries on network errors, 429, 502, 503, 504, and 409 `idempotency_key_in_use` (on by default; `false`
+   * turns them off).
+   */
   retries?: RetryOptions | false;
   /** Longest a call may take, all attempts and waits included, in ms (default 30 000); then it fails. */
   timeoutMs?: number;
@@ -45,8 +48,13 @@ export interface RetryPolicy {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The statuses that say "try again": rate limited, and the gateway or service unavailable for a moment. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+/**
+ * The statuses that say "try again": rate limited, the gateway or service unavailable for a moment, and 409
+ * `idempotency_key_in_use`: an earlier attempt of this very call (whose answer was lost) is still running on the
+ * server, and a repeat once it is done gets its stored answer. Only requests that may be repeated are retried at
+ * all (reads, and creates under an idempotency key), and for those 409 has no other meaning.
+ */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 502, 503, 504]);
 
 const positive = (name: string, value: number | undefined, fallback: number, min = 0) => {
   if (value === undefined) return fallback;

@@ -105,6 +105,12 @@ function classify(diff: Diff, before: JsonDocument): 'break' | 'compatible' {
     const object = digResolved(before, diff.path.slice(0, -2));
     return at(object, 'additionalProperties') === false || object === undefined ? 'break' : 'compatible';
   }
+  if (parent === 'properties' && diff.action === 'remove' && diff.path.includes('requestBody')) {
+    // A request object that refuses unknown fields (ours do) answers 400 to a caller that still sends the
+    // removed one: narrowed input. An open object would ignore it.
+    const object = digResolved(before, diff.path.slice(0, -2));
+    return at(object, 'additionalProperties') === false || object === undefined ? 'break' : 'compatible';
+  }
   if (parent === 'x-error-codes' || last === 'x-error-codes') {
     // A code may be added to a status (the Error schema's promise); one taken away or renamed is a change.
     return diff.action === 'add' ? 'compatible' : 'break';
@@ -123,7 +129,27 @@ function classify(diff: Diff, before: JsonDocument): 'break' | 'compatible' {
 
 /** A deprecated operation removed before its sunset: refused whatever the changeset says. */
 function sunsetRefusals(diff: Diff, before: JsonDocument, surface: Surface, today: string): Finding[] {
-  if (diff.action !== 'remove' || diff.path[0] !== 'paths') return [];
+  if (diff.path[0] !== 'paths') return [];
+  // Moving a sunset earlier is the same promise broken in two steps (move it, then remove): refused too.
+  if (diff.action === 'replace' && diff.path.at(-1) === 'x-sunset') {
+    const [was, now] = [diff.before, diff.after];
+    if (typeof was !== 'string' || typeof now !== 'string' || now >= was || was <= today) return [];
+    const op = dig(before, diff.path.slice(0, 3));
+    return [
+      {
+        kind: 'refused' as const,
+        audience: AUDIENCE[surface],
+        packages: [...WIRE_PACKAGES],
+        surface,
+        where: operationLabel(diff.path.slice(0, 3), before, surface),
+        what:
+          `${String(at(op, 'operationId'))} is deprecated with sunset ${was}: the sunset may not move earlier ` +
+          `(to ${now}), whatever the changeset says`,
+        documentation: false,
+      },
+    ];
+  }
+  if (diff.action !== 'remove') return [];
   const removed =
     diff.path.length === 2
       ? Object.values((diff.before ?? {}) as Record<string, Json>)

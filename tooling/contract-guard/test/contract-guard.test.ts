@@ -172,6 +172,29 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'a request field removed (status from NewPet, which refuses unknown fields)',
+    edits: [
+      schema(
+        'pet.ts',
+        "      status: z\n        .optional(PetStatusSchema)\n        .check(\n          z.describe('Availability of the animal. Optional: omit it to leave it unset (`null` is refused).'),\n        ),\n    },\n    { error: objectError },\n  )\n  .check(\n    z.describe(\n      'Request body of createPet.",
+        "    },\n    { error: objectError },\n  )\n  .check(\n    z.describe(\n      'Request body of createPet.",
+      ),
+    ],
+    verdict: 'break',
+    expect: [
+      'break REST consumers: createPet (POST /pets): request body: field `status` removed',
+      'break tRPC callers (createTrpcClient): createPet (tRPC pets.create): input: field `status` removed',
+    ],
+  },
+  {
+    name: "getPet's sunset moved earlier (the removal in two steps)",
+    edits: [schema('contract.ts', "sunset: '2030-12-05'", "sunset: '2027-01-01'")],
+    verdict: 'refused',
+    expect: [
+      'refused REST consumers: getPet (GET /pets/{petId}): getPet is deprecated with sunset 2030-12-05: the sunset may not move earlier (to 2027-01-01)',
+    ],
+  },
+  {
     name: 'a new optional request field',
     edits: [
       schema(
