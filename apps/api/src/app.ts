@@ -67,6 +67,8 @@ const EXPOSED_HEADERS = [
   'Link',
   'Retry-After',
   'WWW-Authenticate',
+  // The W3C trace context of the answer, so a traced page can join its spans to ours.
+  'traceresponse',
 ];
 
 /** Builds the Express app from its dependencies. It never listens: main (or a test) does. */
@@ -109,7 +111,15 @@ export function createApp(deps: AppDeps): express.Express {
     app.use(
       cors({
         origin: deps.corsOrigins.includes('*') ? '*' : [...deps.corsOrigins],
-        allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', IDEMPOTENCY_KEY_HEADER],
+        // traceparent/tracestate: a page instrumented with OpenTelemetry sends its W3C trace context along.
+        allowedHeaders: [
+          'Authorization',
+          'Content-Type',
+          'X-Request-Id',
+          IDEMPOTENCY_KEY_HEADER,
+          'traceparent',
+          'tracestate',
+        ],
         exposedHeaders: EXPOSED_HEADERS,
         maxAge: 600,
       }),

@@ -262,14 +262,18 @@ describe('CORS when origins are configured', () => {
       headers: {
         origin: 'https://app.example.com',
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'authorization,content-type',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key,traceparent,tracestate',
       },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
-    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
+    for (const header of ['authorization', 'content-type', 'idempotency-key', 'traceparent', 'tracestate'])
+      expect(allowed).toContain(header);
     const reply = await call(server.baseUrl, '/pets', { headers: { origin: 'https://app.example.com' } });
-    expect(reply.headers.get('access-control-expose-headers')).toMatch(/Location/);
+    const exposed = (reply.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(',');
+    for (const header of ['location', 'retry-after', 'deprecation', 'sunset', 'link', 'traceresponse'])
+      expect(exposed).toContain(header);
     const other = await call(server.baseUrl, '/pets', { headers: { origin: 'https://evil.example.net' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
