@@ -52,9 +52,8 @@ const MALFORMED_AUTHORIZATION = [
 const SPEC_401 =
   'Authentication 1-3, Errors / Conditions: a missing or invalid API key is 401 with an Error body';
 const DECISION_CHALLENGE =
-  'Decision (docs/interface-decisions.md, authentication): code "unauthorized" and WWW-Authenticate: Bearer realm="petstore"';
-const DECISION_AUTH_FIRST =
-  'Decision (docs/interface-decisions.md, authentication): the key is checked before anything else';
+  'Decision: authentication (code "unauthorized" and WWW-Authenticate: Bearer realm="petstore")';
+const DECISION_AUTH_FIRST = 'Decision: authentication (the key is checked before anything else)';
 
 function perOperation(operation: Operation): Check[] {
   const { name } = operation;

@@ -16,8 +16,7 @@ export const httpChecks: Check[] = [
   {
     id: 'http.unknown-route',
     description: 'an unknown path under /v1 is 404 route_not_found (an Error body)',
-    decision:
-      'Decision (docs/interface-decisions.md, other methods and paths): 404 route_not_found for an unknown path',
+    decision: 'Decision: other methods and paths (404 route_not_found for an unknown path)',
     async run(ctx) {
       expectRefused(ctx, await ctx.http.send('/no-such-route'), 404, 'route_not_found');
       expectRefused(ctx, await ctx.http.send('/pets/1/owner'), 404, 'route_not_found');
@@ -26,8 +25,7 @@ export const httpChecks: Check[] = [
   {
     id: 'http.store-orders',
     description: 'GET /store/orders, named by the interface without a definition, is not implemented: 404',
-    decision:
-      'Decision (docs/interface-decisions.md, other methods and paths): GET /store/orders is not implemented',
+    decision: 'Decision: other methods and paths (GET /store/orders is not implemented)',
     async run(ctx) {
       expectError(ctx, await ctx.http.send('/store/orders'), 404);
     },
@@ -35,7 +33,7 @@ export const httpChecks: Check[] = [
   {
     id: 'http.method-not-allowed',
     description: 'an unsupported method on /pets or /pets/{id} is 405 method_not_allowed with Allow',
-    decision: 'Decision (docs/interface-decisions.md, other methods and paths): 405 with Allow',
+    decision: 'Decision: other methods and paths (405 with Allow)',
     async run(ctx) {
       for (const method of ['DELETE', 'PUT', 'PATCH']) {
         const exchange = await ctx.http.send('/pets', { method });
@@ -52,7 +50,7 @@ export const httpChecks: Check[] = [
   {
     id: 'http.options',
     description: 'OPTIONS on /pets and /pets/{id} is 204 with Allow',
-    decision: 'Decision (docs/interface-decisions.md, other methods and paths): OPTIONS is 204 with Allow',
+    decision: 'Decision: other methods and paths (OPTIONS is 204 with Allow)',
     async run(ctx) {
       const pets = await ctx.http.send('/pets', { method: 'OPTIONS' });
       check(pets.status === 204, `expected 204, got ${pets.status}`, pets);
@@ -66,8 +64,7 @@ export const httpChecks: Check[] = [
     id: 'http.request-id',
     description:
       'X-Request-Id is echoed when valid (1-128 of A-Za-z0-9._:-), generated when absent or invalid',
-    decision:
-      'Decision (docs/interface-decisions.md, request ids): X-Request-Id accepted or generated, and echoed',
+    decision: 'Decision: request ids (X-Request-Id accepted or generated, and echoed)',
     async run(ctx) {
       const given = 'conformance.request-id:01';
       const echoed = await ctx.http.send('/pets?limit=1', { headers: { 'x-request-id': given } });
