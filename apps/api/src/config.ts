@@ -46,16 +46,16 @@ const milliseconds = (fallback: number) =>
       .default(fallback),
   );
 
+/** A TCP port, 0 (any free one) to 65535, from its text. */
+const portNumber = () =>
+  z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be a port number')
+    .min(0, 'must be a port number between 0 and 65535')
+    .max(65535, 'must be a port number between 0 and 65535');
+
 const EnvSchema = z.object({
-  PORT: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a port number' })
-      .int('must be a port number')
-      .min(0, 'must be a port number between 0 and 65535')
-      .max(65535, 'must be a port number between 0 and 65535')
-      .default(3000),
-  ),
+  PORT: z.preprocess(emptyAsUndefined, portNumber().default(3000)),
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
     emptyAsUndefined,
@@ -128,15 +128,7 @@ const EnvSchema = z.object({
   PETSTORE_PRODUCTION_URL: PublicUrlSchema,
   PETSTORE_STAGING_URL: PublicUrlSchema,
   // Operating at scale (docs/operations.md#production-topology): metrics, traces, draining before exit.
-  METRICS_PORT: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a port number' })
-      .int('must be a port number')
-      .min(0, 'must be a port number between 0 and 65535')
-      .max(65535, 'must be a port number between 0 and 65535')
-      .optional(),
-  ),
+  METRICS_PORT: z.preprocess(emptyAsUndefined, portNumber().optional()),
   METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
   SHUTDOWN_DRAIN_MS: z.preprocess(
     emptyAsUndefined,

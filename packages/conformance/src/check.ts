@@ -75,6 +75,12 @@ export type Check = CheckSource & {
 export const inProfile = (check: Check, profile: Profile): boolean =>
   profile === 'reference' || check.spec !== undefined;
 
+/** A check's `spec` and `decision`, only those it has (for results and listings). */
+export const sourceOf = ({ spec, decision }: Check): { spec?: string; decision?: string } => ({
+  ...(spec === undefined ? {} : { spec }),
+  ...(decision === undefined ? {} : { decision }),
+});
+
 /** The part of a context the assertions need: how strict to be. */
 export type Strictness = Pick<CheckContext, 'profile'>;
 

@@ -4,7 +4,7 @@ export { checkTable } from './check-table.js';
 export type { OpenApiDocument, OpenApiOption } from './openapi.js';
 export { OpenApiLoadError } from './openapi.js';
 
-import { inProfile, type Profile } from './check.js';
+import { inProfile, type Profile, sourceOf } from './check.js';
 import { ALL_CHECKS } from './checks/all.checks.js';
 
 export { curlOf, formatJUnit, formatResult, formatSummary } from './report.js';
@@ -30,11 +30,6 @@ export function listChecks(
   profile?: Profile,
 ): Array<{ id: string; description: string; spec?: string; decision?: string }> {
   return (profile === undefined ? ALL_CHECKS : ALL_CHECKS.filter((check) => inProfile(check, profile))).map(
-    ({ id, description, spec, decision }) => ({
-      id,
-      description,
-      ...(spec === undefined ? {} : { spec }),
-      ...(decision === undefined ? {} : { decision }),
-    }),
+    (check) => ({ id: check.id, description: check.description, ...sourceOf(check) }),
   );
 }

@@ -1,5 +1,13 @@
 import { randomInt } from 'node:crypto';
-import { type Check, CheckFailure, CheckSkipped, inProfile, PROFILES, type Profile } from './check.js';
+import {
+  type Check,
+  CheckFailure,
+  CheckSkipped,
+  inProfile,
+  PROFILES,
+  type Profile,
+  sourceOf,
+} from './check.js';
 import { ALL_CHECKS } from './checks/all.checks.js';
 import { createFixtures } from './fixtures.js';
 import { createHttpClient, type Exchange, type SentRequest } from './http-client.js';
@@ -161,6 +169,23 @@ function reproduce(request: SentRequest, apiKey: string, exchange?: Exchange): R
   return reproduction;
 }
 
+/** A check that threw: why, and the request that shows it (the last one the check sent, for a network error). */
+function failedResult(
+  base: Omit<CheckResult, 'ok'>,
+  error: unknown,
+  lastSent: SentRequest | undefined,
+  apiKey: string,
+): CheckResult {
+  const failure = error instanceof CheckFailure ? error : undefined;
+  const cause = error instanceof Error ? error : new Error(String(error));
+  const reason = cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message;
+  const exchange = failure?.exchange;
+  const request = exchange?.request ?? failure?.request ?? lastSent;
+  const result: CheckResult = { ...base, ok: false, reason };
+  if (request) result.reproduction = reproduce(request, apiKey, exchange);
+  return result;
+}
+
 /**
  * Runs the conformance checks against a deployment, one after another, and reports each. It never throws for a
  * deviation: a check that fails is a result with `ok: false`. Checks create their own pets, with unique names.
@@ -200,33 +225,22 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   for (const check of checks) {
     const checkStarted = performance.now();
     const lastBefore = http.lastRequest;
-    const source = {
-      ...(check.spec === undefined ? {} : { spec: check.spec }),
-      ...(check.decision === undefined ? {} : { decision: check.decision }),
-    };
+    const base = { id: check.id, description: check.description, durationMs: 0, ...sourceOf(check) };
     let result: CheckResult;
     try {
       await check.run(ctx);
-      result = { id: check.id, description: check.description, ok: true, durationMs: 0, ...source };
+      result = { ...base, ok: true };
     } catch (error) {
       if (error instanceof CheckSkipped) {
-        result = { id: check.id, description: check.description, ok: true, durationMs: 0, ...source };
-        result.skipped = error.message;
-        result.durationMs = Math.round(performance.now() - checkStarted);
-        results.push(result);
-        options.onResult?.(result);
-        continue;
+        result = { ...base, ok: true, skipped: error.message };
+      } else {
+        result = failedResult(
+          base,
+          error,
+          http.lastRequest === lastBefore ? undefined : http.lastRequest,
+          options.apiKey,
+        );
       }
-      const failure = error instanceof CheckFailure ? error : undefined;
-      const cause = error instanceof Error ? error : new Error(String(error));
-      const reason =
-        cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message;
-      // Without an exchange (a network error), the request this check sent last is the best reproduction.
-      const exchange = failure?.exchange;
-      const lastSent = http.lastRequest === lastBefore ? undefined : http.lastRequest;
-      const request = exchange?.request ?? failure?.request ?? lastSent;
-      result = { id: check.id, description: check.description, ok: false, durationMs: 0, reason, ...source };
-      if (request) result.reproduction = reproduce(request, options.apiKey, exchange);
     }
     result.durationMs = Math.round(performance.now() - checkStarted);
     results.push(result);
