@@ -54,6 +54,7 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
     json: { type: 'string' },
     api: { type: 'string' },
+    only: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   allowPositionals: false,
@@ -69,7 +70,8 @@ if (args.help) {
       'pnpm bench --metrics       api with METRICS_PORT set (tracing off) vs without, interleaved in one run;\n' +
       "                           --baseline PATH adds another build (today's main) as a third server\n" +
       'options: --rounds N, --duration SECONDS (50-connection runs; 1-connection runs take half),\n' +
-      '         --no-log-variant, --json FILE (raw results), --api PATH (another build of apps/api/dist/main.js)\n',
+      '         --no-log-variant, --json FILE (raw results), --api PATH (another build of apps/api/dist/main.js),\n' +
+      '         --only NAME,NAME (just these scenarios, e.g. --only create,create-with-key)\n',
   );
   process.exit(0);
 }
@@ -198,7 +200,7 @@ async function main(): Promise<void> {
       await runWrk({ baseUrl: server.baseUrl, script: warm, connections: 50, durationSec: warmupSec });
     }
 
-    const scenarios = createScenarios(SEEDED_PETS);
+    const scenarios = selectScenarios(createScenarios(SEEDED_PETS), args.only);
     const scripts = new Map(scenarios.map((s) => [s.name, writeLuaScript(work, s.name, s.load)]));
     const connectionCounts = [50, 1];
     const results = new Map<string, Measurement[]>();
@@ -301,6 +303,19 @@ async function main(): Promise<void> {
     await database.drop();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** `--only a,b`: just those scenarios, in their usual order; an unknown name is an error, not an empty run. */
+function selectScenarios(all: Scenario[], only: string | undefined): Scenario[] {
+  if (only === undefined) return all;
+  const names = only.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !all.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `--only: no scenario ${unknown.join(', ')} (there are ${all.map((s) => s.name).join(', ')})`,
+    );
+  }
+  return all.filter((s) => names.includes(s.name));
 }
 
 /** The references must give the api's bodies for the read scenarios, or the comparison is meaningless. */
@@ -508,7 +523,10 @@ async function profile(databaseUrl: string, work: string): Promise<void> {
   const outDir = resolve(here, '../profiles');
   mkdirSync(outDir, { recursive: true });
   let seeded = false;
-  const scenarios = createScenarios(SEEDED_PETS).filter((s) => s.name !== 'unauthorized');
+  const scenarios = selectScenarios(
+    createScenarios(SEEDED_PETS).filter((s) => s.name !== 'unauthorized'),
+    args.only,
+  );
   const reports: string[] = [];
   for (const scenario of scenarios) {
     const dir = join(outDir, scenario.name);

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { type ApiError, ErrorSchema } from '@petstore/schema';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idempotencyKeyHash, idempotencyLockId } from '../src/idempotency/idempotency.js';
+import { createPetsService } from '../src/pets/pets.service.js';
 import { call, expectError, type Reply } from './support/http.js';
 import { DATABASE_KINDS, OTHER_API_KEY, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -113,7 +115,7 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
       const key = randomUUID();
       // Holds the lock a running request would hold, from another connection, across the repeat.
       await server.database.prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`env:0\n${key}`}, 0))`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${idempotencyLockId(idempotencyKeyHash('env:0', key))})`;
         expectError(
           await createRest(server, { name: 'Locked', categoryId: 1 }, key),
           409,
@@ -156,9 +158,53 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
     expect(await countNamed('Expiring')).toBe(2);
   });
 
-  it('without a key nothing changes: two requests, two pets, no key row', async () => {
+  /** The idempotency columns of every pet named `name`, in id order: [key hash, fingerprint] as hex, or null. */
+  const keyColumnsOf = async (name: string) =>
+    (
+      await server.database.sql.rows(
+        "SELECT encode(idempotency_key_hash, 'hex'), encode(idempotency_fingerprint, 'hex') FROM pets WHERE name = $1 ORDER BY id",
+        [{ value: name, type: 'string' }],
+      )
+    ).map(([hash, fingerprint]) => [hash, fingerprint]);
+
+  it('the key is kept on its pet as a hash of caller and key, never in the clear', async () => {
+    const key = randomUUID();
+    expect((await createRest(server, { name: 'Hashed', categoryId: 1 }, key)).status).toBe(201);
+    const [[hash, fingerprint]] = (await keyColumnsOf('Hashed')) as [[string, string]];
+    expect(hash).toBe(idempotencyKeyHash('env:0', key).toString('hex'));
+    expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('expired keys are swept in the background; live ones stay', async () => {
+    const [old, live] = [randomUUID(), randomUUID()];
+    expect((await createRest(server, { name: 'Swept', categoryId: 1 }, old)).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect((await createRest(server, { name: 'Unswept', categoryId: 1 }, live)).status).toBe(201);
+    // The server's own sweeper ran at its first keyed create and waits a minute before the next: a new instance
+    // of the service sweeps on its first keyed create, as a freshly started api would.
+    const fresh = createPetsService(server.database.sql, { idempotencyKeyTtlSeconds: 2 });
+    await fresh.createPet(
+      { name: 'Sweeper', categoryId: 1n, idempotencyKey: randomUUID() },
+      { caller: { subject: 'env:0' } },
+    );
+    const deadline = Date.now() + 5_000;
+    while ((await keyColumnsOf('Swept'))[0]?.[0] !== null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await keyColumnsOf('Swept')).toEqual([[null, null]]);
+    expect((await keyColumnsOf('Unswept'))[0]?.[0]).toBe(idempotencyKeyHash('env:0', live).toString('hex'));
+    // The pet itself stays; its key is free again.
+    expect((await createRest(server, { name: 'Swept', categoryId: 1 }, old)).status).toBe(201);
+    expect(await countNamed('Swept')).toBe(2);
+  });
+
+  it('without a key nothing changes: two requests, two pets, no key stored', async () => {
     await createRest(server, { name: 'Keyless', categoryId: 1 });
     await createRest(server, { name: 'Keyless', categoryId: 1 });
     expect(await countNamed('Keyless')).toBe(2);
+    expect(await keyColumnsOf('Keyless')).toEqual([
+      [null, null],
+      [null, null],
+    ]);
   });
 });

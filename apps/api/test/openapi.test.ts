@@ -8,6 +8,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { createDocsRouter, publicServers } from '../src/http/docs.js';
+import { idempotencyKeyHash, idempotencyLockId } from '../src/idempotency/idempotency.js';
 import { call, rawCall } from './support/http.js';
 import { documentChecker } from './support/openapi-checker.js';
 import {
@@ -82,7 +83,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     // time, so it never answers 409; the checker is shared by the file, and this suite runs on PostgreSQL first.
     if (kind === 'postgresql') {
       await server.database.prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${'env:0\nheld'}, 0))`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${idempotencyLockId(idempotencyKeyHash('env:0', 'held'))})`;
         const held = { 'idempotency-key': 'held' };
         expect((await send('POST', '/pets', { body: pet, headers: held })).status).toBe(409);
       });

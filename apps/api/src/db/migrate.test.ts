@@ -18,6 +18,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/support/test-database.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { idempotencyKeyHash } from '../idempotency/idempotency.js';
 import {
   applyPendingMigrations,
   MIGRATION_ADVISORY_LOCK_KEY,
@@ -227,6 +228,54 @@ describeMigrations(
     });
   },
 );
+
+describe('the migration that moved idempotency keys onto pets', () => {
+  const moving = committed.find((name) => name.endsWith('_idempotency_keys_on_pets'));
+  it('carries every live key over to its pet, as the api hashes it, and drops expired ones', async () => {
+    if (moving === undefined) throw new Error('no *_idempotency_keys_on_pets migration');
+    // A database as it was before: every migration up to (not including) the one under test.
+    const before = migrationsCopy();
+    copies.push(before);
+    for (const name of committed.filter((name) => name >= moving))
+      rmSync(join(before, name), { recursive: true });
+    const pglite = new PGlite();
+    try {
+      await applyPendingMigrations(pgliteMigrationAdapter(pglite), { migrationsDir: before });
+      await pglite.exec(`
+        INSERT INTO pets (id, name, category_id, status) VALUES (1, 'Kept', 9007199254740993, 'available'),
+          (2, 'Expired', 1, NULL), (3, 'Keyless', 1, NULL);
+        INSERT INTO idempotency_keys (caller, key, fingerprint, response_status, response_body, expires_at) VALUES
+          ('db:7', 'live-key', '${'ab'.repeat(32)}', 201, '{"id":1,"name":"Kept","categoryId":9007199254740993}',
+           now() + interval '1 hour'),
+          ('db:7', 'old-key', '${'cd'.repeat(32)}', 201, '{"id":2,"name":"Expired","categoryId":1}',
+           now() - interval '1 second');`);
+      expect(await applyPendingMigrations(pgliteMigrationAdapter(pglite))).toEqual({
+        applied: committed.filter((name) => name >= moving),
+      });
+      const { rows } = await pglite.query<{
+        id: number;
+        hash: Uint8Array | null;
+        fingerprint: Uint8Array | null;
+      }>(
+        'SELECT id::int, idempotency_key_hash AS hash, idempotency_fingerprint AS fingerprint FROM pets ORDER BY id',
+      );
+      expect(
+        rows.map((row) => [
+          row.id,
+          row.hash && Buffer.from(row.hash),
+          row.fingerprint && Buffer.from(row.fingerprint),
+        ]),
+      ).toEqual([
+        [1, idempotencyKeyHash('db:7', 'live-key'), Buffer.from('ab'.repeat(32), 'hex')],
+        [2, null, null],
+        [3, null, null],
+      ]);
+      expect((await pglite.query(`SELECT to_regclass('idempotency_keys') AS t`)).rows).toEqual([{ t: null }]);
+    } finally {
+      await pglite.close();
+    }
+  });
+});
 
 describe('the committed migrations', () => {
   it('build exactly prisma/schema.prisma (no drift)', async () => {

@@ -11,12 +11,24 @@ export const DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 
 /** One request's key, scoped to its caller, with the fingerprint of what it asks for. */
 export interface IdempotencyScope {
-  /** The caller's subject (`env:<n>`, `db:<id>`): keys of different callers never collide. */
-  caller: string;
-  key: string;
-  /** SHA-256 (hex) of the canonical parsed request: equal exactly when two requests ask for the same thing. */
-  fingerprint: string;
+  /** {@link idempotencyKeyHash} of the caller and the key: what the pet row stores and the lookups match. */
+  keyHash: Buffer;
+  /** {@link idempotencyLockId} of `keyHash`: the advisory lock a keyed create holds while it runs. */
+  lockId: bigint;
+  /** SHA-256 of the canonical parsed request: equal exactly when two requests ask for the same thing. */
+  fingerprint: Buffer;
 }
+
+/**
+ * SHA-256 of the caller's subject (`env:<n>`, `db:<id>`), a newline and the key: keys of different callers never
+ * meet, and the key itself is never stored. Neither part can hold a newline (keys are printable ASCII), so no two
+ * pairs share an input. The migration that moved keys onto `pets` computes the same bytes in SQL.
+ */
+export const idempotencyKeyHash = (caller: string, key: string): Buffer =>
+  createHash('sha256').update(caller).update('\n').update(key).digest();
+
+/** The advisory lock of a key: the first 8 bytes of its hash, as PostgreSQL's signed int8. */
+export const idempotencyLockId = (keyHash: Buffer): bigint => keyHash.readBigInt64BE(0);
 
 const keyRule = contract.createPet.request.headers[IDEMPOTENCY_KEY_HEADER];
 
@@ -33,8 +45,9 @@ export function idempotencyScope(caller: string, key: string, canonical: string)
       `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters (a UUID, for example)`,
     );
   }
-  const fingerprint = createHash('sha256').update(canonical).digest('hex');
-  return { caller, key, fingerprint };
+  const keyHash = idempotencyKeyHash(caller, key);
+  const fingerprint = createHash('sha256').update(canonical).digest();
+  return { keyHash, lockId: idempotencyLockId(keyHash), fingerprint };
 }
 
 /** 409: the first request with this key has not finished. */

@@ -1,4 +1,4 @@
-import { type OperationParsedInput, type Pet, PetSchema, type PetsPage, parseJson } from '@petstore/schema';
+import type { OperationParsedInput, Pet, PetsPage } from '@petstore/schema';
 import { int8, type Sql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import {
@@ -22,47 +22,34 @@ const LIST_BY_STATUS = `SELECT ${COLUMNS} FROM pets WHERE status = $1::pet_statu
 const GET = `SELECT ${COLUMNS} FROM pets WHERE id = $1`;
 const CREATE = `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3::pet_status) RETURNING ${COLUMNS}`;
 
-// createPet with an idempotency key, in ONE statement (so one implicit transaction, one round trip):
-// - `lock`: a transaction-scoped advisory lock on (caller, key), taken without waiting. Held by a request with
-//   this key that has not committed yet, it fails: that request is still running, so this one is 409.
-// - `existing`: the key's row, if a committed request stored one (a replay, or a 422 when the body differs).
-// - `pet` + `stored`: only with the lock and no row, the pet and the key row (with the response body) are
-//   inserted together; a failure of either leaves neither.
-// The statement's snapshot is taken before the lock: a first request that commits in between is invisible to
-// `existing`, so this one inserts again, and the key row's primary key refuses it (unique violation): the
-// whole statement is undone and run once more, when it sees the row. The answer rows say which case it was.
-const CREATE_WITH_KEY = `WITH lock AS (
-    SELECT pg_try_advisory_xact_lock(hashtextextended($1 || E'\\n' || $2, 0)) AS acquired
-  ), existing AS (
-    SELECT fingerprint, response_body::text AS body, expires_at <= now() AS expired
-    FROM idempotency_keys WHERE caller = $1 AND key = $2
-  ), pet AS (
-    INSERT INTO pets (name, category_id, status)
-    SELECT $4::text, $5::bigint, $6::pet_status FROM lock WHERE acquired AND NOT EXISTS (SELECT 1 FROM existing)
-    RETURNING ${COLUMNS}
-  ), stored AS (
-    INSERT INTO idempotency_keys (caller, key, fingerprint, response_status, response_body, expires_at)
-    SELECT $1::text, $2::text, $3::text, 201,
-      json_strip_nulls(json_build_object('id', id, 'name', name, 'categoryId', category_id, 'status', status)),
-      now() + make_interval(secs => $7::int)
-    FROM pet
+// createPet with an idempotency key. The key lives on the pet it created (pets.idempotency_key_hash, unique among
+// keyed pets), so the usual case, a new key, is ONE insert of one row, one round trip, like a plain create:
+// - it takes, without waiting, a transaction-scoped advisory lock on the key: held by a keyed create with this key
+//   that has not committed yet, it fails, and nothing is inserted (that request is still running: 409);
+// - `ON CONFLICT ... DO NOTHING`: a committed pet with this key already exists, and nothing is inserted.
+// Only when no row comes back does a second statement look the key up: a replay (same fingerprint), a 422 (another
+// body), an expired key (forgotten, then the insert is tried again) or nothing visible (the lock was held: 409).
+const KEY_COLUMNS = `${COLUMNS}, idempotency_fingerprint = $2 AS same_request,
+  created_at <= now() - make_interval(secs => $3::int) AS expired`;
+const CREATE_WITH_KEY = `INSERT INTO pets (name, category_id, status, idempotency_key_hash, idempotency_fingerprint)
+  SELECT $1::text, $2::bigint, $3::pet_status, $4::bytea, $5::bytea WHERE pg_try_advisory_xact_lock($6::bigint)
+  ON CONFLICT (idempotency_key_hash) WHERE idempotency_key_hash IS NOT NULL DO NOTHING
+  RETURNING ${COLUMNS}`;
+const FIND_BY_KEY = `SELECT ${KEY_COLUMNS} FROM pets WHERE idempotency_key_hash = $1`;
+// Forgetting a key clears it from its pet (the pet stays): the same key may then create again.
+const FORGET_EXPIRED_KEY = `UPDATE pets SET idempotency_key_hash = NULL, idempotency_fingerprint = NULL
+  WHERE idempotency_key_hash = $1 AND created_at <= now() - make_interval(secs => $2::int)`;
+/** Expired keys forgotten per statement of a sweep: short transactions, a bounded number of rows locked at once. */
+const SWEEP_BATCH = 1000;
+const SWEEP_EXPIRED_KEYS = `WITH expired AS (
+    SELECT id FROM pets WHERE idempotency_key_hash IS NOT NULL
+      AND created_at <= now() - make_interval(secs => $1::int)
+    ORDER BY created_at LIMIT ${SWEEP_BATCH}
+  ), swept AS (
+    UPDATE pets SET idempotency_key_hash = NULL, idempotency_fingerprint = NULL
+    FROM expired WHERE pets.id = expired.id RETURNING 1
   )
-  SELECT 'created', id, name, category_id, status, NULL, NULL, NULL FROM pet
-  UNION ALL SELECT 'stored', NULL, NULL, NULL, NULL, fingerprint, body, expired FROM existing
-  UNION ALL SELECT 'busy', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM lock WHERE NOT acquired`;
-const DELETE_EXPIRED_KEY =
-  'DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND expires_at <= now()';
-const SWEEP_EXPIRED_KEYS = 'DELETE FROM idempotency_keys WHERE expires_at <= now()';
-
-/** PostgreSQL's unique_violation, as the driver adapters report it. */
-function isUniqueViolation(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Object && depth < 5; depth++) {
-    const { kind, code } = current as { kind?: unknown; code?: unknown };
-    if (kind === 'UniqueConstraintViolation' || code === '23505') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
+  SELECT count(*)::int FROM swept`;
 
 /** A row (columns in COLUMNS order) becomes a Pet; a NULL status is left out, never sent as `"status": null`. */
 function toPet(row: unknown[]): Pet {
@@ -109,49 +96,49 @@ export interface PetsServiceOptions {
  */
 export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): PetsService {
   const ttlSeconds = options.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS;
+  const ttl = { value: ttlSeconds, type: 'int' } as const;
   const sweepExpiredKeys = createSweeper(
     async () => {
-      await sql.rows(SWEEP_EXPIRED_KEYS);
+      // Batch after batch, until one comes back short: a backlog (an instance down for a day) drains in one sweep.
+      for (let batch = 0; batch < 1000; batch++) {
+        const [row] = await sql.rows(SWEEP_EXPIRED_KEYS, [ttl]);
+        if (Number(row?.[0] ?? 0) < SWEEP_BATCH) return;
+      }
     },
     { onError: options.onSweepError },
   );
 
-  /** createPet under a key: the pet and the key stored at once, or the stored answer, or 409/422. */
+  /** createPet under a key: the pet with its key stored at once, or the stored pet, or 409/422. */
   async function createWithKey(newPet: OperationParsedInput<'createPet'>, scope: IdempotencyScope) {
     sweepExpiredKeys();
-    const args = [
-      { value: scope.caller, type: 'string' },
-      { value: scope.key, type: 'string' },
-      { value: scope.fingerprint, type: 'string' },
-      { value: newPet.name, type: 'string' },
-      { value: newPet.categoryId, type: 'bigint' },
-      { value: newPet.status ?? null, type: 'string' },
-      { value: ttlSeconds, type: 'int' },
-    ] as const;
-    for (let attempt = 1; ; attempt++) {
-      let rows: unknown[][];
-      try {
-        rows = await sql.rows(CREATE_WITH_KEY, args);
-      } catch (error) {
-        // A first request committed between this statement's snapshot and its lock: run it again to see it.
-        if (attempt < 3 && isUniqueViolation(error)) continue;
-        throw error;
+    const keyHash = { value: scope.keyHash, type: 'bytes' } as const;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const [created] = await sql.rows(CREATE_WITH_KEY, [
+        { value: newPet.name, type: 'string' },
+        { value: newPet.categoryId, type: 'bigint' },
+        { value: newPet.status ?? null, type: 'string' },
+        keyHash,
+        { value: scope.fingerprint, type: 'bytes' },
+        { value: scope.lockId, type: 'bigint' },
+      ]);
+      if (created !== undefined) return toPet(created);
+      const [stored] = await sql.rows(FIND_BY_KEY, [
+        keyHash,
+        { value: scope.fingerprint, type: 'bytes' },
+        ttl,
+      ]);
+      // Nothing committed under the key, and the insert did not run: a request with this key holds its lock.
+      if (stored === undefined) throw keyInUse();
+      if (stored[5] === true) {
+        // Expired but not swept yet: forget it and start afresh, as if it had never been used.
+        await sql.rows(FORGET_EXPIRED_KEY, [keyHash, ttl]);
+        continue;
       }
-      const created = rows.find((row) => row[0] === 'created');
-      if (created !== undefined) return toPet(created.slice(1));
-      const stored = rows.find((row) => row[0] === 'stored');
-      if (stored !== undefined) {
-        if (stored[7] === true) {
-          // Expired but not swept yet: forget it and start afresh, as if it had never been used.
-          await sql.rows(DELETE_EXPIRED_KEY, args.slice(0, 2));
-          if (attempt < 3) continue;
-          throw keyInUse();
-        }
-        if (stored[5] !== scope.fingerprint) throw keyReused();
-        return PetSchema.parse(parseJson(stored[6] as string));
-      }
-      throw keyInUse();
+      if (stored[4] !== true) throw keyReused();
+      // A pet never changes once stored, so its row is the response the first request got.
+      return toPet(stored);
     }
+    throw keyInUse();
   }
 
   async function pagePets({ limit, status, cursor }: OperationParsedInput<'pagePets'>): Promise<PetsPage> {
