@@ -86,6 +86,13 @@ const warmupSec = quick ? 3 : 6;
 /** Start-up samples per server (each a fresh process on the seeded database). */
 const startupSamples = quick ? 2 : 3;
 const logVariant = !quick && !args['no-log-variant'];
+// Checked before anything starts: a misspelt --only should not cost a database and three servers first.
+try {
+  selectScenarios(createScenarios(SEEDED_PETS), args.only);
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
