@@ -1,0 +1,127 @@
+// Composition root (loaded by main.ts): parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
+import type { AddressInfo } from 'node:net';
+import { assertExactJsonSupport } from '@petstore/schema';
+import { createApp } from './app.js';
+import { ConfigError, parseConfig } from './config.js';
+import { migrationsAreCurrent } from './db/applied-migrations.js';
+import { openDatabase } from './db/database.js';
+import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
+import { loadOrCreateDevApiKey } from './dev-api-key.js';
+import { publicServers } from './http/docs.js';
+import { createHealth } from './http/health.js';
+import { createLogger } from './logger.js';
+import type { Tracing } from './observability/request-tracer.js';
+import { createHttpServer } from './server-limits.js';
+import { exitGracefullyOnSignals } from './shutdown.js';
+
+// First: on an older Node the int64 JSON helpers would round ids or throw mid-request; refuse to start instead.
+try {
+  assertExactJsonSupport();
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  const config = parseConfig(process.env);
+  const logger = createLogger(config.logLevel);
+
+  let apiKeys = config.apiKeys;
+  let devKey: string | undefined;
+  if (apiKeys === undefined) {
+    devKey = (await loadOrCreateDevApiKey(config.dataDir)).key;
+    apiKeys = [devKey];
+  }
+
+  // Tracing first, so that Prisma's instrumentation is in place before the client exists. Its modules (and
+  // prom-client's) are loaded only when configured: without them start-up and the request path are unchanged.
+  let tracing: Tracing | undefined;
+  if (config.tracing !== undefined) {
+    tracing = (await import('./observability/tracing.js')).startTracing(config.tracing);
+    logger.info({ tracesUrl: config.tracing.tracesUrl }, 'tracing on: spans are sent over OTLP/HTTP');
+  }
+
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
+  const { applied } = (await migrationsAreCurrent(database.sql))
+    ? { applied: [] as string[] }
+    : await applyPendingMigrations(database.migrationAdapter);
+  logger.info({ database: database.description, applied }, 'database ready');
+
+  const servers = publicServers(config);
+  const migrations = await listMigrationNames();
+  const health = createHealth({ prisma: database.prisma, migrations, logger });
+  // The running environment's own public URL, when configured: what its Link headers point at.
+  const publicUrl =
+    config.appEnv === 'production'
+      ? config.productionUrl
+      : config.appEnv === 'staging'
+        ? config.stagingUrl
+        : undefined;
+  const metrics =
+    config.metrics === undefined
+      ? undefined
+      : (await import('./observability/metrics.js')).createMetrics({ poolStats: database.poolStats });
+  const app = createApp({
+    prisma: database.prisma,
+    sql: tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind),
+    logger,
+    apiKeys,
+    migrations,
+    health,
+    corsOrigins: config.corsOrigins,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
+    servers,
+    publicBaseUrl: publicUrl,
+    metrics,
+    tracer: tracing?.requests,
+  });
+  const server = createHttpServer(app, config.serverLimits);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+    server.listen(config.port, config.host);
+  });
+  // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
+  // soon as it reads that line must get the drain, not Node's default of dying at once.
+  const closers: (() => Promise<void>)[] = [];
+  if (tracing !== undefined) closers.push(() => tracing.shutdown());
+  exitGracefullyOnSignals({ server, database, health, logger, drainMs: config.shutdownDrainMs, closers });
+
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const baseUrl = `http://${host}:${port}/v1`;
+
+  const environment = config.appEnv ?? 'local development';
+  process.stdout.write(`Pet Store API listening on ${baseUrl} (${environment}, ${database.description})\n`);
+  process.stdout.write(
+    `${publicUrl ? `Public URL: ${publicUrl}; ` : ''}API documentation: ${baseUrl.replace(/\/v1$/, '')}/docs, ${baseUrl}/openapi.json\n`,
+  );
+  if (devKey !== undefined) {
+    process.stdout.write(
+      `No API_KEYS set: using the development key kept in ${config.dataDir}/dev-api-key. Try:\n` +
+        `  curl -H 'Authorization: Bearer ${devKey}' ${baseUrl}/pets\n`,
+    );
+  }
+
+  if (metrics !== undefined && config.metrics !== undefined) {
+    const { serveMetrics } = await import('./observability/metrics.js');
+    const metricsServer = await serveMetrics(metrics, config.metrics.port, config.metrics.host);
+    const { port: metricsPort } = metricsServer.address() as AddressInfo;
+    const metricsHost = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host;
+    process.stdout.write(`Metrics on http://${metricsHost}:${metricsPort}/metrics\n`);
+    closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});
