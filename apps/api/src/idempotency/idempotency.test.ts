@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createSweeper, idempotencyKeyHash, idempotencyLockId, idempotencyScope } from './idempotency.js';
+
+describe('createSweeper', () => {
+  it('sweeps at once, then at most once per interval, never waiting for the sweep', async () => {
+    let now = 1_000;
+    let started = 0;
+    let finish: () => void = () => {};
+    const trigger = createSweeper(
+      () => {
+        started++;
+        return new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+      },
+      { everyMs: 60_000, now: () => now },
+    );
+    trigger(); // returns while the sweep is still running
+    expect(started).toBe(1);
+    now += 59_999;
+    trigger();
+    expect(started).toBe(1);
+    now += 1;
+    trigger();
+    expect(started).toBe(2);
+    finish();
+  });
+
+  it('hands a failed sweep to onError instead of throwing into the request that started it', async () => {
+    const errors: unknown[] = [];
+    const trigger = createSweeper(() => Promise.reject(new Error('database gone')), {
+      onError: (error) => errors.push(error),
+    });
+    expect(() => trigger()).not.toThrow();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors).toEqual([new Error('database gone')]);
+  });
+});
+
+describe('idempotencyScope', () => {
+  it('hashes caller and key together: the same key of two callers gives two scopes', () => {
+    const mine = idempotencyScope('env:0', 'k-1', '["a","1",null]');
+    const theirs = idempotencyScope('env:1', 'k-1', '["a","1",null]');
+    expect(mine.keyHash.equals(theirs.keyHash)).toBe(false);
+    expect(mine.fingerprint.equals(theirs.fingerprint)).toBe(true);
+    expect(mine.keyHash).toEqual(createHash('sha256').update('env:0\nk-1').digest());
+    expect(mine.lockId).toBe(idempotencyLockId(idempotencyKeyHash('env:0', 'k-1')));
+    expect(mine.lockId).toBe(mine.keyHash.readBigInt64BE(0));
+  });
+
+  it('refuses a key outside 1..255 printable ASCII with 400 invalid_idempotency_key', () => {
+    for (const key of ['', 'k'.repeat(256), 'new\nline', 'caf\u00e9', '\u007f']) {
+      expect(() => idempotencyScope('env:0', key, '[]')).toThrow(
+        expect.objectContaining({ code: 'invalid_idempotency_key', status: 400 }),
+      );
+    }
+    expect(() => idempotencyScope('env:0', 'k'.repeat(255), '[]')).not.toThrow();
+    expect(() => idempotencyScope('env:0', ' ~', '[]')).not.toThrow();
+  });
+});
