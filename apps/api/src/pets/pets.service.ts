@@ -112,21 +112,18 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
   async function createWithKey(newPet: OperationParsedInput<'createPet'>, scope: IdempotencyScope) {
     sweepExpiredKeys();
     const keyHash = { value: scope.keyHash, type: 'bytes' } as const;
+    const fingerprint = { value: scope.fingerprint, type: 'bytes' } as const;
     for (let attempt = 1; attempt <= 3; attempt++) {
       const [created] = await sql.rows(CREATE_WITH_KEY, [
         { value: newPet.name, type: 'string' },
         { value: newPet.categoryId, type: 'bigint' },
         { value: newPet.status ?? null, type: 'string' },
         keyHash,
-        { value: scope.fingerprint, type: 'bytes' },
+        fingerprint,
         { value: scope.lockId, type: 'bigint' },
       ]);
       if (created !== undefined) return toPet(created);
-      const [stored] = await sql.rows(FIND_BY_KEY, [
-        keyHash,
-        { value: scope.fingerprint, type: 'bytes' },
-        ttl,
-      ]);
+      const [stored] = await sql.rows(FIND_BY_KEY, [keyHash, fingerprint, ttl]);
       // Nothing committed under the key, and the insert did not run: a request with this key holds its lock.
       if (stored === undefined) throw keyInUse();
       if (stored[5] === true) {
