@@ -1,16 +1,14 @@
 import { defineConfig } from 'vitest/config';
-import { reporters, sharedConfig } from '../../tooling/vitest.shared.js';
+import { sharedConfig, sharedTestConfig } from '../../tooling/vitest.shared.js';
 
 export default defineConfig({
   ...sharedConfig,
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    reporters,
-    // Finds or starts PostgreSQL once per run; fails the run if there is none.
+    ...sharedTestConfig,
+    // Finds or starts PostgreSQL once per run; fails the run if there is none. Its teardown fails the run if a
+    // process, a database or a temp dir this run started is still there (test/support/run-registry.ts).
     globalSetup: ['./test/support/global-setup.ts'],
     pool: 'forks',
-    // Each test file creates (and drops) its own database.
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
   },
 });

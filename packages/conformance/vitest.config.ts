@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
-import { reporters, sharedConfig } from '../../tooling/vitest.shared.js';
+import { sharedConfig, sharedTestConfig } from '../../tooling/vitest.shared.js';
 
 export default defineConfig({
   ...sharedConfig,
-  test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'], reporters },
+  test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'], ...sharedTestConfig },
 });

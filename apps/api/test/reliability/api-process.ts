@@ -3,9 +3,11 @@
  * SIGKILL or SIGTERM it, sample its memory and run several instances side by side. No vitest import: the
  * report script uses this too.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { scaled } from '../../../../tooling/vitest.shared.js';
+import { killProcess, spawnOwned } from '../support/run-registry.js';
 
 const API_DIR = join(import.meta.dirname, '..', '..');
 
@@ -19,7 +21,7 @@ export interface ApiProcessOptions {
   dataDir: string;
   /** Extra environment variables (LOG_LEVEL, rate limits, ...). */
   env?: Record<string, string>;
-  /** How long start-up (migrations included) may take. */
+  /** How long start-up (migrations included) may take; 60 s times PETSTORE_TEST_TIME_SCALE by default. */
   startTimeoutMs?: number;
 }
 
@@ -52,11 +54,12 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
     ...options.env,
   };
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl;
-  const child = spawn(process.execPath, ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'], {
-    cwd: API_DIR,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Killed with this process whatever happens to it (see spawnOwned), and below if it does not start.
+  const child = spawnOwned(
+    process.execPath,
+    ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'],
+    { cwd: API_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   const append = (chunk: Buffer) => {
     // Keep the tail only: a fuzz run may log a lot at warn level.
@@ -68,11 +71,11 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
 
-  const baseUrl = await new Promise<string>((resolve, reject) => {
+  const startTimeoutMs = options.startTimeoutMs ?? scaled(60_000);
+  const listening = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`api did not start within ${options.startTimeoutMs ?? 60_000} ms:\n${output}`));
-    }, options.startTimeoutMs ?? 60_000);
+      reject(new Error(`api did not start within ${startTimeoutMs} ms:\n${output}`));
+    }, startTimeoutMs);
     const check = () => {
       const url = /listening on (http:\/\/\S+\/v1)/.exec(output)?.[1];
       if (url !== undefined) {
@@ -87,6 +90,13 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
       reject(new Error(`api exited (${code ?? signal}) before listening:\n${output}`));
     });
   });
+  let baseUrl: string;
+  try {
+    baseUrl = await listening;
+  } catch (error) {
+    await killProcess(child);
+    throw error;
+  }
   const url = new URL(baseUrl);
   const pid = child.pid as number;
 
@@ -104,9 +114,23 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
     },
     exited,
     output: () => output,
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
+    kill: () => killProcess(child),
   };
+}
+
+/**
+ * Starts several at once; if one fails, those that did start are killed before the error is thrown, so the
+ * caller only ever holds all of them or none.
+ */
+export async function startApiProcesses(
+  starts: readonly (() => Promise<ApiProcess>)[],
+): Promise<ApiProcess[]> {
+  const settled = await Promise.allSettled(starts.map((start) => start()));
+  const started = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure) {
+    await Promise.all(started.map((api) => api.kill()));
+    throw failure.reason;
+  }
+  return started;
 }

@@ -3,11 +3,12 @@
  * of API processes: a config file written to a temp directory, 127.0.0.1 ports only, health checks on /readyz,
  * stopped by its PID. No vitest import: `pnpm scale-test` uses this too.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, execFileSync, spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '../../../../tooling/vitest.shared.js';
+import { makeTempDir, removeTempDir, spawnOwned, stopProcess } from '../support/run-registry.js';
 import { sleep } from './scenario-support.js';
 
 /** The haproxy binary: HAPROXY_PATH, else on PATH, else Debian's /usr/sbin/haproxy; undefined when absent. */
@@ -26,20 +27,24 @@ export function findHaproxy(): string | undefined {
 }
 
 /**
- * The haproxy binary, installed first by scripts/ensure-haproxy.sh where it can (root with apt-get, as in CI),
- * so the test runs on a fresh machine; elsewhere it fails with the command that fixes it, never skips.
+ * The haproxy binary, installed first by scripts/ensure-haproxy.sh where it can (root with apt-get, as in CI;
+ * it waits for an apt-get that holds the lock, bounded), so the test runs on a fresh machine; elsewhere it fails
+ * with the command that fixes it, never skips. Called before a scenario starts anything.
  */
 export function ensureHaproxy(): string {
   const found = findHaproxy();
   if (found !== undefined) return found;
-  spawnSync('bash', [join(import.meta.dirname, '../../../../scripts/ensure-haproxy.sh')], {
-    stdio: 'inherit',
+  const script = spawnSync('bash', [join(import.meta.dirname, '../../../../scripts/ensure-haproxy.sh')], {
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
   });
   const installed = findHaproxy();
   if (installed === undefined) {
+    const why = script.stderr?.trim();
     throw new Error(
-      'HAProxy is needed for the load-balancer scale-out test and was not found. Install it with ' +
-        '`apt-get update && apt-get install -y haproxy` (or `scripts/ensure-haproxy.sh`), or set HAPROXY_PATH',
+      `HAProxy is needed for the load-balancer scale-out test and was not found${why ? ` (${why})` : ''}. ` +
+        'Install it with `sudo apt-get update && sudo apt-get install -y haproxy` (or `bash scripts/ensure-haproxy.sh` ' +
+        'as root), or set HAPROXY_PATH to a haproxy binary.',
     );
   }
   return installed;
@@ -87,6 +92,8 @@ export interface LoadBalancerOptions {
   backends: readonly Backend[];
   /** Health-check interval; a server is DOWN after 2 failed checks, UP after 2 good ones. */
   checkIntervalMs?: number;
+  /** The haproxy binary, when the caller found it already (ensureHaproxy). */
+  binary?: string;
 }
 
 /**
@@ -127,13 +134,13 @@ frontend stats
 }
 
 export async function startHaproxy(options: LoadBalancerOptions): Promise<LoadBalancer> {
-  const binary = ensureHaproxy();
-  const dir = await mkdtemp(join(tmpdir(), 'petstore-haproxy-'));
+  const binary = options.binary ?? ensureHaproxy();
+  const dir = await makeTempDir('petstore-haproxy-');
   const [port, statsPort] = [await freePort(), await freePort()];
   const configFile = join(dir, 'haproxy.cfg');
   await writeFile(configFile, haproxyConfig(port, statsPort, options));
   // -db: stay in the foreground, no daemon; -W is not needed for one process.
-  const child = spawn(binary, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnOwned(binary, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-16 * 1024);
@@ -141,7 +148,6 @@ export async function startHaproxy(options: LoadBalancerOptions): Promise<LoadBa
   child.stderr?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-16 * 1024);
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stats = async (): Promise<Map<string, BackendStats>> => {
     const text = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
@@ -169,7 +175,10 @@ export async function startHaproxy(options: LoadBalancerOptions): Promise<LoadBa
     return result;
   };
 
-  const waitUntilUp = async (names = options.backends.map((backend) => backend.name), timeoutMs = 30_000) => {
+  const waitUntilUp = async (
+    names = options.backends.map((backend) => backend.name),
+    timeoutMs = scaled(30_000),
+  ) => {
     const deadline = Date.now() + timeoutMs;
     let last = '';
     while (Date.now() < deadline) {
@@ -193,11 +202,8 @@ export async function startHaproxy(options: LoadBalancerOptions): Promise<LoadBa
     stats,
     waitUntilUp,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5_000)]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-      await rm(dir, { recursive: true, force: true });
+      await stopProcess(child, scaled(5_000));
+      await removeTempDir(dir);
     },
   };
 }

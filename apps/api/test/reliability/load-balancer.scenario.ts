@@ -15,8 +15,9 @@ import { runConformance } from '@petstore/conformance';
 import { type Pet, PetSchema, parseJson } from '@petstore/schema';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { type ApiProcess, RELIABILITY_API_KEY, startApiProcess } from './api-process.js';
-import { type Backend, type LoadBalancer, startHaproxy } from './haproxy.js';
+import { scaled } from '../../../../tooling/vitest.shared.js';
+import { type ApiProcess, RELIABILITY_API_KEY, startApiProcess, startApiProcesses } from './api-process.js';
+import { type Backend, ensureHaproxy, type LoadBalancer, startHaproxy } from './haproxy.js';
 import {
   type ScenarioEnvironment,
   type ScenarioResult,
@@ -191,6 +192,8 @@ export async function runLoadBalancerScenario(
   options: LoadBalancerOptions,
 ): Promise<LoadBalancerReport> {
   const log = env.log ?? (() => {});
+  // Before anything starts: without HAProxy the scenario cannot run, and says how to install it.
+  const haproxy = ensureHaproxy();
   return withTempDir('petstore-lb-', (dataDir) =>
     withPostgresDatabase(env, 'load_balancer', async (database) => {
       const rows: LoadBalancerRow[] = [];
@@ -202,15 +205,19 @@ export async function runLoadBalancerScenario(
           dataDir,
           env: port === undefined ? apiEnv : { ...apiEnv, PORT: String(port) },
         });
-      // The first migrates; the others start on the migrated database (they would wait on its lock anyway).
-      const apis: ApiProcess[] = [await start()];
-      apis.push(...(await Promise.all([start(), start()])));
-      const backends: Backend[] = apis.map((api, index) => ({ name: `api${index + 1}`, port: api.port }));
-      let lb = await startHaproxy({ backends });
-      let totalRequests = 0;
-      let lostWrites = 0;
-      let unexpected5xx = 0;
+      // Everything started is in these two lists before the next step, and stopped by the `finally`.
+      const apis: ApiProcess[] = [];
+      const balancers: LoadBalancer[] = [];
       try {
+        // The first migrates; the others start on the migrated database (they would wait on its lock anyway).
+        apis.push(await start());
+        apis.push(...(await startApiProcesses([start, start])));
+        const backends: Backend[] = apis.map((api, index) => ({ name: `api${index + 1}`, port: api.port }));
+        let lb = await startHaproxy({ backends, binary: haproxy });
+        balancers.push(lb);
+        let totalRequests = 0;
+        let lostWrites = 0;
+        let unexpected5xx = 0;
         await lb.waitUntilUp();
         log(`HAProxy on ${lb.baseUrl} in front of ${backends.map((backend) => backend.port).join(', ')}`);
 
@@ -242,7 +249,7 @@ export async function runLoadBalancerScenario(
           victim.child.kill('SIGTERM');
           const downAfterMs = await waitFor(
             async () => (await lb.stats()).get(name)?.status.startsWith('DOWN') ?? false,
-            options.drainMs + 10_000,
+            options.drainMs + scaled(10_000),
             `${name} marked DOWN after SIGTERM`,
           );
           const exit = await victim.exited;
@@ -298,7 +305,7 @@ export async function runLoadBalancerScenario(
           await victim.exited;
           const downAfterMs = await waitFor(
             async () => (await lb.stats()).get(name)?.status.startsWith('DOWN') ?? false,
-            10_000,
+            scaled(10_000),
             `${name} marked DOWN after SIGKILL`,
           );
           const replacementStarted = Date.now();
@@ -314,7 +321,9 @@ export async function runLoadBalancerScenario(
           lostWrites += lost;
           // In flight on the killed instance: at most one request per connection, and only around the kill
           // (before HAProxy's checks take the server out, a new connection to it fails and is redispatched).
-          const late = outcome.failures.filter((failure) => failure.atMs > killedAtMs + downAfterMs + 1_000);
+          const late = outcome.failures.filter(
+            (failure) => failure.atMs > killedAtMs + downAfterMs + scaled(1_000),
+          );
           const early = outcome.failures.filter((failure) => failure.atMs < killedAtMs);
           unexpected5xx += late.length + early.length;
           const problems = [
@@ -355,7 +364,8 @@ export async function runLoadBalancerScenario(
           const base: number[] = [];
           for (const count of [1, 2, 3]) {
             await lb.stop();
-            lb = await startHaproxy({ backends: backends.slice(0, count) });
+            lb = await startHaproxy({ backends: backends.slice(0, count), binary: haproxy });
+            balancers.push(lb);
             await lb.waitUntilUp();
             const warm = startLoad(lb, 'warm', options.connections, 'read');
             await sleep(1_000);
@@ -396,7 +406,7 @@ export async function runLoadBalancerScenario(
           },
         };
       } finally {
-        await lb.stop();
+        await Promise.all(balancers.map((balancer) => balancer.stop()));
         await Promise.all(apis.map((api) => api.kill()));
       }
     }),

@@ -4,7 +4,7 @@
  * listings agree.
  */
 import type { Pet } from '@petstore/schema';
-import { startApiProcess } from './api-process.js';
+import { startApiProcess, startApiProcesses } from './api-process.js';
 import {
   createPet,
   createRandom,
@@ -33,9 +33,9 @@ export async function runScaleOutScenario(
   const random = createRandom(options.seed);
   return withTempDir('petstore-scale-', (dataDir) =>
     withPostgresDatabase(env, 'scale_out', async (database) => {
-      const instances = await Promise.all([
-        startApiProcess({ databaseUrl: database.url, dataDir }),
-        startApiProcess({ databaseUrl: database.url, dataDir }),
+      const instances = await startApiProcesses([
+        () => startApiProcess({ databaseUrl: database.url, dataDir }),
+        () => startApiProcess({ databaseUrl: database.url, dataDir }),
       ]);
       const violations: string[] = [];
       let requestsSent = 0;

@@ -2,10 +2,8 @@
  * What every reliability scenario shares: its result row, the environment it runs in, and small HTTP
  * helpers. No vitest import: the scenarios run under vitest (bounded) and from the report script (--full).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Pet, PetSchema, parseJson, stringifyJson } from '@petstore/schema';
+import { withTempDir } from '../support/run-registry.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { RELIABILITY_API_KEY } from './api-process.js';
 
@@ -51,14 +49,8 @@ export async function withPostgresDatabase<T>(
   }
 }
 
-export async function withTempDir<T>(prefix: string, use: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  try {
-    return await use(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+/** A temp dir of this run, removed afterwards on every path (../support/run-registry.ts). */
+export { withTempDir };
 
 /** The API on PostgreSQL (a fresh database) or on PGlite in a fresh data directory. */
 export async function withDatabase<T>(

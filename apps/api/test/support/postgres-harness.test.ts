@@ -10,6 +10,7 @@ import {
   probePostgres,
   startEmbeddedPostgres,
 } from './postgres-server.js';
+import { RUN_ID } from './run-registry.js';
 import { createTestDatabase, testDatabaseName } from './test-database.js';
 
 async function query<T extends pg.QueryResultRow>(
@@ -31,7 +32,8 @@ describe('createTestDatabase', () => {
     const adminUrl = inject('postgresAdminUrl');
     const db = await createTestDatabase('harness check');
     try {
-      expect(db.name).toMatch(/^petstore_test_harness_check_[0-9a-f]{8}$/);
+      expect(db.name).toBe(`petstore_test_${RUN_ID}_harness_check_${db.name.slice(-8)}`);
+      expect(db.name).toMatch(/_[0-9a-f]{8}$/);
       expect(new URL(db.url).pathname).toBe(`/${db.name}`);
 
       const [current] = await query<{ db: string; tables: string }>(
@@ -59,9 +61,9 @@ describe('createTestDatabase', () => {
 
   it('makes sanitized names of at most 63 characters', () => {
     const name = testDatabaseName(`Pets & Owners/${'x'.repeat(100)}`);
-    expect(name).toMatch(/^petstore_test_pets_owners_x+_[0-9a-f]{8}$/);
+    expect(name).toMatch(new RegExp(`^petstore_test_${RUN_ID}_pets_owners_x+_[0-9a-f]{8}$`));
     expect(name.length).toBeLessThanOrEqual(63);
-    expect(testDatabaseName('***')).toMatch(/^petstore_test_db_[0-9a-f]{8}$/);
+    expect(testDatabaseName('***')).toMatch(new RegExp(`^petstore_test_${RUN_ID}_db_[0-9a-f]{8}$`));
   });
 });
 

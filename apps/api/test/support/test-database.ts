@@ -7,11 +7,12 @@ import pg from 'pg';
 import { inject } from 'vitest';
 // For the `postgresAdminUrl` key of vitest's ProvidedContext (type only, erased at run time).
 import type {} from './global-setup.js';
+import { onCleanup, RUN_ID } from './run-registry.js';
 
 export interface TestDatabase {
   /** Connection URL of the new database. */
   url: string;
-  /** Its name: `petstore_test_<label>_<random>`. */
+  /** Its name: `petstore_test_<run id>_<label>_<random>`. */
   name: string;
   /** Disconnects whoever is still connected and drops the database. Safe to call twice. */
   drop(): Promise<void>;
@@ -23,12 +24,14 @@ export interface CreateTestDatabaseOptions {
 }
 
 const PREFIX = 'petstore_test_';
+/** Every database of this run starts with this: the end of the run looks for leftovers by it. */
+export const RUN_DATABASE_PREFIX = `${PREFIX}${RUN_ID}_`;
 const MAX_IDENTIFIER_LENGTH = 63;
 
-/** `petstore_test_<label>_<8 hex chars>`: lower case, `[a-z0-9_]` only, at most 63 bytes. */
+/** `petstore_test_<run id>_<label>_<8 hex chars>`: lower case, `[a-z0-9_]` only, at most 63 bytes. */
 export function testDatabaseName(label: string): string {
   const suffix = `_${randomBytes(4).toString('hex')}`;
-  const room = MAX_IDENTIFIER_LENGTH - PREFIX.length - suffix.length;
+  const room = MAX_IDENTIFIER_LENGTH - RUN_DATABASE_PREFIX.length - suffix.length;
   const cleaned =
     label
       .toLowerCase()
@@ -36,7 +39,7 @@ export function testDatabaseName(label: string): string {
       .replace(/^_+|_+$/g, '')
       .slice(0, room)
       .replace(/_+$/, '') || 'db';
-  return `${PREFIX}${cleaned}${suffix}`;
+  return `${RUN_DATABASE_PREFIX}${cleaned}${suffix}`;
 }
 
 function adminUrlFromContext(): string {
@@ -77,29 +80,64 @@ export async function createTestDatabase(
   const adminUrl = options.adminUrl ?? adminUrlFromContext();
   const name = testDatabaseName(label);
 
-  const serverVersionNum = await withAdminClient(adminUrl, async (client) => {
-    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE template0`);
-    const { rows } = await client.query<{ v: string }>(`select current_setting('server_version_num') as v`);
-    return Number(rows[0]?.v ?? 0);
-  });
+  // Dropped on an interrupt too, and found by the end-of-run check (its name carries the run id) if not.
+  let dropped = false;
+  let serverVersionNum = 0;
+  const drop = async (): Promise<void> => {
+    if (dropped) return;
+    await dropDatabase(adminUrl, name, serverVersionNum);
+    dropped = true;
+    unregister();
+  };
+  const unregister = onCleanup(drop);
+
+  try {
+    serverVersionNum = await withAdminClient(adminUrl, async (client) => {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE template0`);
+      const { rows } = await client.query<{ v: string }>(`select current_setting('server_version_num') as v`);
+      return Number(rows[0]?.v ?? 0);
+    });
+  } catch (error) {
+    unregister();
+    throw error;
+  }
 
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
 
-  let dropped = false;
-  const drop = async (): Promise<void> => {
-    if (dropped) return;
-    await withAdminClient(adminUrl, async (client) => {
-      await client.query(
-        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-        [name],
-      );
-      // WITH (FORCE) (PostgreSQL 13+) also disconnects sessions that raced the terminate above.
-      const force = serverVersionNum >= 130000 ? ' WITH (FORCE)' : '';
-      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
-    });
-    dropped = true;
-  };
-
   return { url: url.toString(), name, drop };
+}
+
+/** Disconnects whoever is still connected to `name` and drops it (if it exists). */
+async function dropDatabase(adminUrl: string, name: string, serverVersionNum?: number): Promise<void> {
+  await withAdminClient(adminUrl, async (client) => {
+    await client.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [name],
+    );
+    const version =
+      serverVersionNum ||
+      Number(
+        (await client.query<{ v: string }>(`select current_setting('server_version_num') as v`)).rows[0]?.v,
+      );
+    // WITH (FORCE) (PostgreSQL 13+) also disconnects sessions that raced the terminate above.
+    const force = version >= 130000 ? ' WITH (FORCE)' : '';
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
+  });
+}
+
+/**
+ * This run's databases still on the server at `adminUrl` (after every test file dropped its own, none): each is
+ * dropped, and its name returned for the end-of-run report. Other runs' databases are not touched.
+ */
+export async function dropRunDatabases(adminUrl: string): Promise<string[]> {
+  const names = await withAdminClient(adminUrl, async (client) => {
+    const { rows } = await client.query<{ datname: string }>(
+      `select datname from pg_database where starts_with(datname, $1) order by datname`,
+      [RUN_DATABASE_PREFIX],
+    );
+    return rows.map((row) => row.datname);
+  });
+  for (const name of names) await dropDatabase(adminUrl, name);
+  return names;
 }
