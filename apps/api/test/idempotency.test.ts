@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { type ApiError, ErrorSchema } from '@petstore/schema';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaled } from '../../../tooling/vitest.shared.js';
 import { idempotencyKeyHash, idempotencyLockId } from '../src/idempotency/idempotency.js';
 import { createPetsService } from '../src/pets/pets.service.js';
 import { call, expectError, type Reply } from './support/http.js';
@@ -187,7 +188,7 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
       { name: 'Sweeper', categoryId: 1n, idempotencyKey: randomUUID() },
       { caller: { subject: 'env:0' } },
     );
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + scaled(10_000);
     while ((await keyColumnsOf('Swept'))[0]?.[0] !== null && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

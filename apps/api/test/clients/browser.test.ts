@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { launchChromium } from '../support/chromium.js';
 import { type FaultyProxy, startFaultyProxy } from '../support/faulty-proxy.js';
 import {
@@ -124,7 +125,7 @@ beforeAll(async () => {
   });
   bundle = result.outputFiles[0]?.text ?? '';
   browser = await launchChromium();
-}, 600_000); // installing Chromium on a fresh machine takes a while
+}, timeouts.browser); // installing Chromium on a fresh machine takes a while
 afterAll(async () => {
   await browser?.close();
 });

@@ -4,6 +4,7 @@
  * database) and on embedded PGlite (a data directory).
  */
 import type { Pet } from '@petstore/schema';
+import { scaled } from '../../../../tooling/vitest.shared.js';
 import { type ApiProcess, startApiProcess } from './api-process.js';
 import {
   createPet,
@@ -76,7 +77,7 @@ export async function runCrashScenario(
         const started = await Promise.race([
           acked.then(() => true),
           current.exited.then(() => false),
-          sleep(30_000).then(() => false),
+          sleep(scaled(30_000)).then(() => false),
         ]);
         if (!started) {
           violations.push(

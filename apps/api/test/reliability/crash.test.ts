@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { runCrashScenario } from './crash.scenario.js';
 import { scenarioOptions } from './reliability-plan.js';
 import type { ScenarioDatabase } from './scenario-support.js';
@@ -6,14 +7,18 @@ import type { ScenarioDatabase } from './scenario-support.js';
 describe.each<ScenarioDatabase>(['postgresql', 'pglite'])(
   'crash: SIGKILL under a stream of creates on %s',
   (database) => {
-    it('keeps every pet whose 201 the client received, intact, across a restart', async () => {
-      const result = await runCrashScenario(
-        { postgresAdminUrl: inject('postgresAdminUrl') },
-        { ...scenarioOptions('bounded').crash, database },
-      );
-      expect(result.violations).toEqual([]);
-      expect(result.acknowledgedWritesLost).toBe(0);
-      expect(result.details.acknowledged).toBeGreaterThan(0);
-    }, 120_000);
+    it(
+      'keeps every pet whose 201 the client received, intact, across a restart',
+      async () => {
+        const result = await runCrashScenario(
+          { postgresAdminUrl: inject('postgresAdminUrl') },
+          { ...scenarioOptions('bounded').crash, database },
+        );
+        expect(result.violations).toEqual([]);
+        expect(result.acknowledgedWritesLost).toBe(0);
+        expect(result.details.acknowledged).toBeGreaterThan(0);
+      },
+      timeouts.scenario,
+    );
   },
 );

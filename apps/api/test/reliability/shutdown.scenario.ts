@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { stringifyJson } from '@petstore/schema';
 import pg from 'pg';
+import { scaled } from '../../../../tooling/vitest.shared.js';
 import { startApiProcess } from './api-process.js';
 import {
   authHeaders,
@@ -90,7 +91,8 @@ export async function runShutdownScenario(
         // Wait until the first creates are blocked inside PostgreSQL, then give the others a moment to be
         // read by the server (they queue for a pool connection). The lock is held well under the pool's
         // connection timeout (3 s), so the queued ones are delayed, not failed.
-        const waitingDeadline = Date.now() + 15_000;
+        const waitingWithinMs = scaled(15_000);
+        const waitingDeadline = Date.now() + waitingWithinMs;
         let waiting = 0;
         while (Date.now() < waitingDeadline) {
           const { rows } = await observer.query<{ n: number }>(
@@ -101,13 +103,15 @@ export async function runShutdownScenario(
           if (waiting > 0) break;
           await sleep(50);
         }
-        if (waiting === 0) violations.push('no create reached the database lock within 15 s');
+        if (waiting === 0)
+          violations.push(`no create reached the database lock within ${waitingWithinMs} ms`);
         await sleep(500);
 
         const signalledAt = Date.now();
         api.child.kill('SIGTERM');
         let refusedAfterMs: number | undefined;
-        while (Date.now() - signalledAt < 5_000) {
+        const refusedWithinMs = scaled(10_000);
+        while (Date.now() - signalledAt < refusedWithinMs) {
           if (await connectionRefused(api.host, api.port)) {
             refusedAfterMs = Date.now() - signalledAt;
             break;
@@ -115,13 +119,13 @@ export async function runShutdownScenario(
           await sleep(20);
         }
         if (refusedAfterMs === undefined)
-          violations.push('new connections were still accepted 5 s after SIGTERM');
+          violations.push(`new connections were still accepted ${refusedWithinMs} ms after SIGTERM`);
         const stillRunning = api.child.exitCode === null && api.child.signalCode === null;
         if (!stillRunning) violations.push('the process exited with requests still in flight');
 
         await locker.query('commit');
         const results = await Promise.all(replies);
-        const exit = await Promise.race([api.exited, sleep(30_000).then(() => undefined)]);
+        const exit = await Promise.race([api.exited, sleep(scaled(30_000)).then(() => undefined)]);
         const exitedAfterMs = Date.now() - signalledAt;
 
         const failed = results.filter(
