@@ -1,6 +1,6 @@
 // The servers under test run as child processes, each on its own port on 127.0.0.1, so their memory and CPU
 // are their own and the load generator never shares their event loop.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -41,6 +41,42 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * The servers die with the bench, however it ends: killed when it exits or is interrupted (SIGINT/SIGTERM/SIGHUP),
+ * and on Linux started under `setpriv --pdeathsig KILL` (it execs node: same pid, about a millisecond more at
+ * spawn), so the kernel kills them when the bench is killed outright. A failed or interrupted run leaves no
+ * server holding a port or a database.
+ */
+const liveChildren = new Set<ChildProcess>();
+let safetyNetInstalled = false;
+
+function killLiveChildren(): void {
+  for (const child of liveChildren) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+function installSafetyNet(): void {
+  if (safetyNetInstalled) return;
+  safetyNetInstalled = true;
+  process.on('exit', killLiveChildren);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      process.removeListener(signal, onSignal);
+      killLiveChildren();
+      // Then die of the signal, as without this handler, unless someone else handles it.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+const SETPRIV = (() => {
+  if (process.platform !== 'linux') return undefined;
+  const probe = spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' });
+  return probe.status === 0 ? 'setpriv' : undefined;
+})();
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux almost everywhere). */
 const CLOCK_TICKS_PER_SEC = (() => {
@@ -92,10 +128,16 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const spawnedAt = performance.now();
   // stdout (the api's request log) goes to /dev/null: the api still formats and writes every line, as in
   // production, but no reader competes for the two cores. stderr is kept for error reports.
-  const child = spawn(process.execPath, spec.args, {
+  installSafetyNet();
+  const [file, args] = SETPRIV
+    ? [SETPRIV, ['--pdeathsig', 'KILL', '--', process.execPath, ...spec.args]]
+    : [process.execPath, spec.args];
+  const child = spawn(file, args, {
     env: { ...spec.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
   let stderrText = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrText = (stderrText + chunk.toString()).slice(-8_000);
@@ -104,7 +146,11 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   try {
     await waitReady(child, `${baseUrl}${spec.readyPath}`, spec.apiKey, () => stderrText);
   } catch (error) {
-    child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
     throw error;
   }
   const startupMs = performance.now() - spawnedAt;
@@ -139,7 +185,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     },
     stop() {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
         child.once('exit', () => {
           clearTimeout(kill);

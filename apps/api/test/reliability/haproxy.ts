@@ -34,17 +34,19 @@ export function findHaproxy(): string | undefined {
 export function ensureHaproxy(): string {
   const found = findHaproxy();
   if (found !== undefined) return found;
+  // The script prints progress to stdout and, when it cannot install, one message with the command to stderr.
   const script = spawnSync('bash', [join(import.meta.dirname, '../../../../scripts/ensure-haproxy.sh')], {
     stdio: ['ignore', 'inherit', 'pipe'],
     encoding: 'utf8',
   });
   const installed = findHaproxy();
   if (installed === undefined) {
-    const why = script.stderr?.trim();
+    const message = script.stderr?.trim().split('\n').at(-1);
     throw new Error(
-      `HAProxy is needed for the load-balancer scale-out test and was not found${why ? ` (${why})` : ''}. ` +
-        'Install it with `sudo apt-get update && sudo apt-get install -y haproxy` (or `bash scripts/ensure-haproxy.sh` ' +
-        'as root), or set HAPROXY_PATH to a haproxy binary.',
+      message?.startsWith('HAProxy is missing')
+        ? `${message} (needed by the load-balancer scale-out test)`
+        : 'HAProxy is needed for the load-balancer scale-out test and was not found. Install it with ' +
+            '`sudo apt-get update && sudo apt-get install -y haproxy`, or set HAPROXY_PATH to a haproxy binary.',
     );
   }
   return installed;

@@ -6,6 +6,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { acquirePostgresServer } from '../support/postgres-server.js';
+import { ensureHaproxy } from './haproxy.js';
 import { formatLoadBalancerTable, runLoadBalancerScenario } from './load-balancer.scenario.js';
 import { scenarioOptions } from './reliability-plan.js';
 
@@ -19,6 +20,10 @@ async function main() {
   }
   const options = scenarioOptions('full', seed).loadBalancer;
   if (quick) Object.assign(options, scenarioOptions('bounded', seed).loadBalancer, { throughputSeconds: 3 });
+  // Before anything starts: without HAProxy there is nothing to test, and the message says how to install it.
+  ensureHaproxy();
+  // Whatever happens next (a failed step, an exception, Ctrl-C), the processes, the database and the temp dirs
+  // started below are stopped: by the scenario's own `finally`, else by ../support/run-registry.ts.
   const server = await acquirePostgresServer();
   const load = () =>
     loadavg()

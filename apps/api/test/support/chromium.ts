@@ -14,17 +14,22 @@ export function findChromium(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
   const present = () =>
     candidates.find((candidate) => candidate !== undefined && candidate !== '' && existsSync(candidate));
+  let scriptMessage: string | undefined;
   if (present() === undefined && process.platform === 'linux') {
-    spawnSync('bash', [join(import.meta.dirname, '../../../../scripts/ensure-chromium.sh')], {
-      stdio: 'inherit',
+    // Progress on stdout; when it cannot install, one message with the command on stderr.
+    const script = spawnSync('bash', [join(import.meta.dirname, '../../../../scripts/ensure-chromium.sh')], {
+      stdio: ['ignore', 'inherit', 'pipe'],
+      encoding: 'utf8',
     });
+    scriptMessage = script.stderr?.trim().split('\n').at(-1);
   }
   const found = present();
   if (found === undefined) {
     throw new Error(
-      'Chromium is needed for the browser tests and was not found. Install it with ' +
-        '`apt-get update && apt-get install -y chromium` (or `scripts/ensure-chromium.sh`), ' +
-        'or point CHROMIUM_PATH at a Chromium binary.',
+      scriptMessage?.startsWith('Chromium is missing')
+        ? `${scriptMessage} (needed by the browser tests)`
+        : 'Chromium is needed for the browser tests and was not found. Install it with ' +
+            '`sudo apt-get update && sudo apt-get install -y chromium`, or point CHROMIUM_PATH at a Chromium binary.',
     );
   }
   return found;
