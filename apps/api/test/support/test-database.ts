@@ -7,7 +7,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 // For the `postgresAdminUrl` key of vitest's ProvidedContext (type only, erased at run time).
 import type {} from './global-setup.js';
-import { onCleanup, RUN_ID } from './run-registry.js';
+import { leftoverError, onCleanup, RUN_ID, sweepAbandonedRuns, sweepRunLeftovers } from './run-registry.js';
 
 export interface TestDatabase {
   /** Connection URL of the new database. */
@@ -127,17 +127,42 @@ async function dropDatabase(adminUrl: string, name: string, serverVersionNum?: n
 }
 
 /**
- * This run's databases still on the server at `adminUrl` (after every test file dropped its own, none): each is
- * dropped, and its name returned for the end-of-run report. Other runs' databases are not touched.
+ * This run's databases (or those of the run `runId`) still on the server at `adminUrl` (after every test file
+ * dropped its own, none): each is dropped, and its name returned for the report. No other run's are touched.
  */
-export async function dropRunDatabases(adminUrl: string): Promise<string[]> {
+export async function dropRunDatabases(adminUrl: string, runId = RUN_ID): Promise<string[]> {
   const names = await withAdminClient(adminUrl, async (client) => {
     const { rows } = await client.query<{ datname: string }>(
       `select datname from pg_database where starts_with(datname, $1) order by datname`,
-      [RUN_DATABASE_PREFIX],
+      [`${PREFIX}${runId}_`],
     );
     return rows.map((row) => row.datname);
   });
   for (const name of names) await dropDatabase(adminUrl, name);
   return names;
+}
+
+/**
+ * As a run starts: what earlier runs that were killed outright (SIGKILL, a crash) left on this machine and this
+ * server is killed, removed and dropped, and said in one line. Runs still going (others', in parallel) are left.
+ */
+export async function sweepAbandonedTestRuns(adminUrl: string, log: (line: string) => void): Promise<void> {
+  const swept = await sweepAbandonedRuns((runId) => dropRunDatabases(adminUrl, runId));
+  if (swept.runs.length === 0) return;
+  log(
+    `[test] cleaned up after ${swept.runs.length} earlier run(s) that did not end normally (${swept.runs.join(', ')}): ` +
+      `${swept.processes.length} processes killed, ${swept.databases.length} databases dropped, ` +
+      `${swept.tempDirs.length} temp dirs removed`,
+  );
+}
+
+/**
+ * The end of a run (vitest's global teardown, the reliability CLIs): whatever this run started that is still
+ * there (processes, temp dirs, databases on the server at `adminUrl`) is killed, removed and dropped, and named in
+ * the error returned; undefined when nothing was left.
+ */
+export async function endOfRunCheck(adminUrl: string): Promise<Error | undefined> {
+  const { processes, tempDirs } = await sweepRunLeftovers();
+  const databases = await dropRunDatabases(adminUrl);
+  return leftoverError({ processes, tempDirs, databases });
 }
