@@ -3,11 +3,14 @@
 // test-results/docs.png for a person to look at.
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scaled, timeouts } from '../../../tooling/vitest.shared.js';
 import { launchChromium } from './support/chromium.js';
 import { call, expectError } from './support/http.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+
+// A real Chromium (installed first on a fresh machine) and servers: the timeouts say so.
+vi.setConfig({ testTimeout: timeouts.browser, hookTimeout: timeouts.browser });
 
 const SCREENSHOT = new URL('../test-results/docs.png', import.meta.url);
 
@@ -20,57 +23,53 @@ describe('/docs in headless Chromium', () => {
     server = await startTestServer('pglite', 'docs');
     origin = server.baseUrl.replace(/\/v1$/, '');
     browser = await launchChromium();
-  }, timeouts.browser); // installing Chromium on a fresh machine takes a while
+  }); // installing Chromium on a fresh machine takes a while: see vi.setConfig above
   afterAll(async () => {
     await browser?.close();
     await server?.close();
   });
 
-  it(
-    'shows the three operations, getPet deprecated, with nothing fetched from elsewhere',
-    async () => {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
-      const problems: string[] = [];
-      const foreign: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
-      page.on('request', (request) => {
-        if (!request.url().startsWith(origin) && !request.url().startsWith('data:'))
-          foreign.push(request.url());
-      });
+  it('shows the three operations, getPet deprecated, with nothing fetched from elsewhere', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
+    const problems: string[] = [];
+    const foreign: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
+    page.on('request', (request) => {
+      if (!request.url().startsWith(origin) && !request.url().startsWith('data:'))
+        foreign.push(request.url());
+    });
 
-      const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
-      expect(response?.status()).toBe(200);
-      const operations = page.locator('.opblock');
-      await operations.first().waitFor({ timeout: scaled(20_000) });
+    const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
+    expect(response?.status()).toBe(200);
+    const operations = page.locator('.opblock');
+    await operations.first().waitFor({ timeout: scaled(20_000) });
 
-      expect(await page.locator('.info .title').textContent()).toMatch(/Pet Store API/);
-      expect(await operations.count()).toBe(3);
-      const text = await page.locator('#swagger-ui').textContent();
-      for (const operationId of ['listPets', 'createPet', 'getPet']) expect(text).toContain(operationId);
+    expect(await page.locator('.info .title').textContent()).toMatch(/Pet Store API/);
+    expect(await operations.count()).toBe(3);
+    const text = await page.locator('#swagger-ui').textContent();
+    for (const operationId of ['listPets', 'createPet', 'getPet']) expect(text).toContain(operationId);
 
-      // Swagger UI marks a deprecated operation with this class (struck-through path, greyed block).
-      const deprecated = page.locator('.opblock.opblock-deprecated');
-      expect(await deprecated.count()).toBe(1);
-      expect(await deprecated.textContent()).toContain('getPet');
-      expect(await page.locator('.opblock:not(.opblock-deprecated)').allTextContents()).toEqual([
-        expect.stringContaining('listPets'),
-        expect.stringContaining('createPet'),
-      ]);
-      // The bearer scheme is offered.
-      expect(await page.locator('button.authorize').count()).toBe(1);
+    // Swagger UI marks a deprecated operation with this class (struck-through path, greyed block).
+    const deprecated = page.locator('.opblock.opblock-deprecated');
+    expect(await deprecated.count()).toBe(1);
+    expect(await deprecated.textContent()).toContain('getPet');
+    expect(await page.locator('.opblock:not(.opblock-deprecated)').allTextContents()).toEqual([
+      expect.stringContaining('listPets'),
+      expect.stringContaining('createPet'),
+    ]);
+    // The bearer scheme is offered.
+    expect(await page.locator('button.authorize').count()).toBe(1);
 
-      mkdirSync(new URL('.', SCREENSHOT), { recursive: true });
-      await page.screenshot({ path: SCREENSHOT.pathname, fullPage: true });
-      expect(problems).toEqual([]);
-      expect(foreign).toEqual([]);
-      await page.close();
-    },
-    timeouts.browser,
-  );
+    mkdirSync(new URL('.', SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT.pathname, fullPage: true });
+    expect(problems).toEqual([]);
+    expect(foreign).toEqual([]);
+    await page.close();
+  });
 });
 
 describe('/docs/assets', () => {

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOpenApiJson, stringifyJson } from '@petstore/schema';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { parseConfig } from '../src/config.js';
 import { createDocsRouter, publicServers } from '../src/http/docs.js';
@@ -18,6 +18,9 @@ import {
   type TestServer,
   UNREACHABLE_DATABASE,
 } from './support/test-server.js';
+
+// Some tests start servers of their own: the timeout says so.
+vi.setConfig({ testTimeout: timeouts.server });
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON document walked by path
 type Json = Record<string, any>;
@@ -113,47 +116,39 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     expect((await send('GET', `/pets/${id}`, { apiKey: null })).status).toBe(401);
   });
 
-  it(
-    '429 with Retry-After on every operation once the rate limit is spent',
-    async () => {
-      const limited = await startTestServer(kind, 'openapi-429', { rateLimitPerMinute: 1 });
-      try {
-        const pet = newPet({ name: 'Rex', categoryId: 1 });
-        expect((await call(limited.baseUrl, '/pets', { method: 'POST', body: pet })).status).toBe(201);
-        for (const [method, path, body] of [
-          ['GET', '/pets', undefined],
-          ['POST', '/pets', pet],
-          ['GET', '/pets/1', undefined],
-        ] as const) {
-          const reply = await call(limited.baseUrl, path, { method, body });
-          expect(reply.status, `${method} ${path}`).toBe(429);
-        }
-      } finally {
-        await limited.close();
+  it('429 with Retry-After on every operation once the rate limit is spent', async () => {
+    const limited = await startTestServer(kind, 'openapi-429', { rateLimitPerMinute: 1 });
+    try {
+      const pet = newPet({ name: 'Rex', categoryId: 1 });
+      expect((await call(limited.baseUrl, '/pets', { method: 'POST', body: pet })).status).toBe(201);
+      for (const [method, path, body] of [
+        ['GET', '/pets', undefined],
+        ['POST', '/pets', pet],
+        ['GET', '/pets/1', undefined],
+      ] as const) {
+        const reply = await call(limited.baseUrl, path, { method, body });
+        expect(reply.status, `${method} ${path}`).toBe(429);
       }
-    },
-    timeouts.server,
-  );
+    } finally {
+      await limited.close();
+    }
+  });
 
-  it(
-    '503 with Retry-After on every operation while the database is unreachable',
-    async () => {
-      const unreachable = await startTestServer(kind, 'openapi-503', { databaseUrl: UNREACHABLE_DATABASE });
-      try {
-        for (const [method, path, body] of [
-          ['GET', '/pets', undefined],
-          ['POST', '/pets', newPet({ name: 'Rex', categoryId: 1 })],
-          ['GET', '/pets/1', undefined],
-        ] as const) {
-          const reply = await call(unreachable.baseUrl, path, { method, body });
-          expect(reply.status, `${method} ${path}`).toBe(503);
-        }
-      } finally {
-        await unreachable.close();
+  it('503 with Retry-After on every operation while the database is unreachable', async () => {
+    const unreachable = await startTestServer(kind, 'openapi-503', { databaseUrl: UNREACHABLE_DATABASE });
+    try {
+      for (const [method, path, body] of [
+        ['GET', '/pets', undefined],
+        ['POST', '/pets', newPet({ name: 'Rex', categoryId: 1 })],
+        ['GET', '/pets/1', undefined],
+      ] as const) {
+        const reply = await call(unreachable.baseUrl, path, { method, body });
+        expect(reply.status, `${method} ${path}`).toBe(503);
       }
-    },
-    timeouts.server,
-  );
+    } finally {
+      await unreachable.close();
+    }
+  });
 
   it('covered every documented status of every operation (500 aside: it cannot be provoked from outside)', () => {
     const documented = Object.values(document.paths).flatMap((item) =>

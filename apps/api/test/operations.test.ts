@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import superjson from 'superjson';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { createApp } from '../src/app.js';
 import { openDatabase } from '../src/db/database.js';
@@ -19,6 +19,9 @@ import {
   TEST_API_KEY,
   type TestServer,
 } from './support/test-server.js';
+
+// Tests here start servers and CLI processes (each compiling TypeScript at start-up): the timeout says so.
+vi.setConfig({ testTimeout: 2 * timeouts.process });
 
 const logger = createLogger('silent');
 
@@ -300,41 +303,37 @@ describe('pnpm keys (the CLI)', () => {
       },
     );
 
-  it(
-    'creates (printing the key once), lists (never the key) and revokes keys',
-    async () => {
-      const created = keysCli('create', 'ci robot');
-      expect(created.status, created.stderr).toBe(0);
-      const key = /^(psk_\S+)$/m.exec(created.stdout)?.[1] ?? '';
-      expect(key).not.toBe('');
-      const id = /created key (\d+)/.exec(created.stdout)?.[1] ?? '';
+  it('creates (printing the key once), lists (never the key) and revokes keys', async () => {
+    const created = keysCli('create', 'ci robot');
+    expect(created.status, created.stderr).toBe(0);
+    const key = /^(psk_\S+)$/m.exec(created.stdout)?.[1] ?? '';
+    expect(key).not.toBe('');
+    const id = /created key (\d+)/.exec(created.stdout)?.[1] ?? '';
 
-      const database2 = await openDatabase({ databaseUrl: database.url, dataDir: '', logger });
-      const api = await listen(
-        createApp({
-          prisma: database2.prisma,
-          sql: database2.sql,
-          logger,
-          apiKeys: [TEST_API_KEY],
-          migrations: [],
-        }),
-      );
-      try {
-        expect((await call(api.baseUrl, '/pets', { apiKey: key })).status).toBe(200);
-        const listed = keysCli('list');
-        expect(listed.stdout).toContain('ci robot');
-        expect(listed.stdout).toContain(key.slice(0, 12));
-        expect(listed.stdout).not.toContain(key);
-        const revoked = keysCli('revoke', id);
-        expect(revoked.status, revoked.stderr).toBe(0);
-        expectError(await call(api.baseUrl, '/pets', { apiKey: key }), 401, 'unauthorized');
-        expect(keysCli('revoke', '999999').status).toBe(1);
-        expect(keysCli('frobnicate').status).toBe(2);
-      } finally {
-        await api.close();
-        await database2.close();
-      }
-    },
-    2 * timeouts.process,
-  ); // five CLI processes, each compiling TypeScript at start-up
+    const database2 = await openDatabase({ databaseUrl: database.url, dataDir: '', logger });
+    const api = await listen(
+      createApp({
+        prisma: database2.prisma,
+        sql: database2.sql,
+        logger,
+        apiKeys: [TEST_API_KEY],
+        migrations: [],
+      }),
+    );
+    try {
+      expect((await call(api.baseUrl, '/pets', { apiKey: key })).status).toBe(200);
+      const listed = keysCli('list');
+      expect(listed.stdout).toContain('ci robot');
+      expect(listed.stdout).toContain(key.slice(0, 12));
+      expect(listed.stdout).not.toContain(key);
+      const revoked = keysCli('revoke', id);
+      expect(revoked.status, revoked.stderr).toBe(0);
+      expectError(await call(api.baseUrl, '/pets', { apiKey: key }), 401, 'unauthorized');
+      expect(keysCli('revoke', '999999').status).toBe(1);
+      expect(keysCli('frobnicate').status).toBe(2);
+    } finally {
+      await api.close();
+      await database2.close();
+    }
+  }); // five CLI processes, each compiling TypeScript at start-up
 });

@@ -3,10 +3,13 @@ import { createHash } from 'node:crypto';
 import { type Pet, PetsSchema } from '@petstore/schema';
 import fc from 'fast-check';
 import superjson from 'superjson';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { call, expectError, type Reply, rawCall } from './support/http.js';
 import { DATABASE_KINDS, startTestServer, type TestServer } from './support/test-server.js';
+
+// Some tests start servers of their own: the timeout says so.
+vi.setConfig({ testTimeout: timeouts.server });
 
 /** The cursor of a `Link: <...>; rel="next"` header, and the URL itself. */
 function nextOf(reply: Reply): { url: string; cursor: string } | undefined {
@@ -284,41 +287,35 @@ describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
 });
 
 describe('Link URLs', () => {
-  it(
-    'start with the environment public URL when one is configured, else the validated Host',
-    async () => {
-      const server = await startTestServer('pglite', 'paging-links', {
-        publicBaseUrl: 'https://api.example.com/v1',
-      });
-      const local = await startTestServer('pglite', 'paging-links-host');
-      try {
-        for (const target of [server, local]) {
-          await target.database.sql.rows(
-            `INSERT INTO pets (name, category_id) SELECT 'p', n FROM generate_series(1, 3) AS n`,
-            [],
-          );
-        }
-        const configured = await call(server.baseUrl, '/pets?limit=1');
-        expect(configured.headers.get('link')).toMatch(
-          /^<https:\/\/api\.example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/,
+  it('start with the environment public URL when one is configured, else the validated Host', async () => {
+    const server = await startTestServer('pglite', 'paging-links', {
+      publicBaseUrl: 'https://api.example.com/v1',
+    });
+    const local = await startTestServer('pglite', 'paging-links-host');
+    try {
+      for (const target of [server, local]) {
+        await target.database.sql.rows(
+          `INSERT INTO pets (name, category_id) SELECT 'p', n FROM generate_series(1, 3) AS n`,
+          [],
         );
-        const named = await rawCall(local.baseUrl, '/pets?limit=1', {
-          headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'pets.internal:8080' },
-        });
-        expect(named.headers.get('link')).toMatch(
-          /^<http:\/\/pets\.internal:8080\/v1\/pets\?limit=1&cursor=/,
-        );
-        const odd = await rawCall(local.baseUrl, '/pets?limit=1', {
-          headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'evil.example/x?y=' },
-        });
-        expect(odd.headers.get('link')).toMatch(
-          new RegExp(`^<${local.baseUrl.replace(/[.]/g, '\\.')}/pets\\?limit=1&cursor=`),
-        );
-      } finally {
-        await server.close();
-        await local.close();
       }
-    },
-    timeouts.server,
-  );
+      const configured = await call(server.baseUrl, '/pets?limit=1');
+      expect(configured.headers.get('link')).toMatch(
+        /^<https:\/\/api\.example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/,
+      );
+      const named = await rawCall(local.baseUrl, '/pets?limit=1', {
+        headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'pets.internal:8080' },
+      });
+      expect(named.headers.get('link')).toMatch(/^<http:\/\/pets\.internal:8080\/v1\/pets\?limit=1&cursor=/);
+      const odd = await rawCall(local.baseUrl, '/pets?limit=1', {
+        headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'evil.example/x?y=' },
+      });
+      expect(odd.headers.get('link')).toMatch(
+        new RegExp(`^<${local.baseUrl.replace(/[.]/g, '\\.')}/pets\\?limit=1&cursor=`),
+      );
+    } finally {
+      await server.close();
+      await local.close();
+    }
+  });
 });

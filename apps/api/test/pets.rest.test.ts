@@ -1,8 +1,11 @@
 import { PetSchema, PetsSchema, stringifyJson } from '@petstore/schema';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { call, expectError, rawCall } from './support/http.js';
 import { DATABASE_KINDS, OTHER_API_KEY, startTestServer, type TestServer } from './support/test-server.js';
+
+// Some tests start servers of their own: the timeout says so.
+vi.setConfig({ testTimeout: timeouts.server });
 
 const createBody = (fields: Record<string, unknown>) => stringifyJson(fields);
 
@@ -464,21 +467,17 @@ describe.each(DATABASE_KINDS)('listPets: GET /v1/pets on %s', (kind) => {
 });
 
 describe('unexpected failures', () => {
-  it(
-    'an internal failure is a 500 Error body without details, and the server keeps serving',
-    async () => {
-      const server = await startTestServer('pglite', 'broken');
-      try {
-        await server.database.prisma.$executeRawUnsafe('ALTER TABLE pets RENAME TO pets_gone');
-        const reply = await call(server.baseUrl, '/pets');
-        expectError(reply, 500, 'internal_error');
-        expect(reply.text).not.toMatch(/pets_gone|prisma|relation/i);
-        await server.database.prisma.$executeRawUnsafe('ALTER TABLE pets_gone RENAME TO pets');
-        expect((await call(server.baseUrl, '/pets')).status).toBe(200);
-      } finally {
-        await server.close();
-      }
-    },
-    timeouts.server,
-  );
+  it('an internal failure is a 500 Error body without details, and the server keeps serving', async () => {
+    const server = await startTestServer('pglite', 'broken');
+    try {
+      await server.database.prisma.$executeRawUnsafe('ALTER TABLE pets RENAME TO pets_gone');
+      const reply = await call(server.baseUrl, '/pets');
+      expectError(reply, 500, 'internal_error');
+      expect(reply.text).not.toMatch(/pets_gone|prisma|relation/i);
+      await server.database.prisma.$executeRawUnsafe('ALTER TABLE pets_gone RENAME TO pets');
+      expect((await call(server.baseUrl, '/pets')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -3,10 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { type ApiProcess, RELIABILITY_API_KEY, startApiProcess } from './reliability/api-process.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+// Starts the API as a process (TypeScript compiled at start-up): the timeout says so.
+vi.setConfig({ testTimeout: timeouts.process });
 
 /** A span as OTLP/HTTP JSON carries it (ids in hex). */
 interface OtlpSpan {
@@ -86,94 +89,90 @@ describe('traces: OpenTelemetry over OTLP/HTTP to a receiver, on PostgreSQL', ()
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it(
-    'sends a server span per request named by operation, with database child spans, under the caller’s traceparent',
-    async () => {
-      const auth = { authorization: `Bearer ${RELIABILITY_API_KEY}` };
-      const restTrace = hex(32, 'a1');
-      const restParent = hex(16, 'b2');
-      const rest = await fetch(`${api.baseUrl}/pets?limit=5`, {
-        headers: { ...auth, traceparent: `00-${restTrace}-${restParent}-01` },
-      });
-      expect(rest.status).toBe(200);
-      await rest.text();
-      // The answer names the server span (W3C Trace Context level 2 `traceresponse`), in the caller's trace.
-      expect(rest.headers.get('traceresponse')).toMatch(new RegExp(`^00-${restTrace}-[0-9a-f]{16}-01$`));
+  it('sends a server span per request named by operation, with database child spans, under the caller’s traceparent', async () => {
+    const auth = { authorization: `Bearer ${RELIABILITY_API_KEY}` };
+    const restTrace = hex(32, 'a1');
+    const restParent = hex(16, 'b2');
+    const rest = await fetch(`${api.baseUrl}/pets?limit=5`, {
+      headers: { ...auth, traceparent: `00-${restTrace}-${restParent}-01` },
+    });
+    expect(rest.status).toBe(200);
+    await rest.text();
+    // The answer names the server span (W3C Trace Context level 2 `traceresponse`), in the caller's trace.
+    expect(rest.headers.get('traceresponse')).toMatch(new RegExp(`^00-${restTrace}-[0-9a-f]{16}-01$`));
 
-      const trpcTrace = hex(32, 'c3');
-      const trpc = await fetch(`${api.baseUrl}/trpc/pets.create`, {
-        method: 'POST',
-        headers: {
-          ...auth,
-          'content-type': 'application/json',
-          traceparent: `00-${trpcTrace}-${hex(16, 'd4')}-01`,
-        },
-        body: JSON.stringify({ json: { name: 'Traced', categoryId: 3 } }),
-      });
-      expect(trpc.status).toBe(200);
-      await trpc.text();
+    const trpcTrace = hex(32, 'c3');
+    const trpc = await fetch(`${api.baseUrl}/trpc/pets.create`, {
+      method: 'POST',
+      headers: {
+        ...auth,
+        'content-type': 'application/json',
+        traceparent: `00-${trpcTrace}-${hex(16, 'd4')}-01`,
+      },
+      body: JSON.stringify({ json: { name: 'Traced', categoryId: 3 } }),
+    });
+    expect(trpc.status).toBe(200);
+    await trpc.text();
 
-      // /readyz reads the migrations through the Prisma client: Prisma's own instrumentation.
-      const readyTrace = hex(32, 'e5');
-      const ready = await fetch(`${new URL(api.baseUrl).origin}/readyz`, {
-        headers: { traceparent: `00-${readyTrace}-${hex(16, 'f6')}-01` },
-      });
-      expect(ready.status).toBe(200);
-      await ready.text();
+    // /readyz reads the migrations through the Prisma client: Prisma's own instrumentation.
+    const readyTrace = hex(32, 'e5');
+    const ready = await fetch(`${new URL(api.baseUrl).origin}/readyz`, {
+      headers: { traceparent: `00-${readyTrace}-${hex(16, 'f6')}-01` },
+    });
+    expect(ready.status).toBe(200);
+    await ready.text();
 
-      // A request without traceparent starts a trace of its own.
-      const untraced = await fetch(`${api.baseUrl}/pets/1`, { headers: auth });
-      expect(untraced.status).toBe(200);
-      const ownTrace = /^00-([0-9a-f]{32})-/.exec(untraced.headers.get('traceresponse') ?? '')?.[1];
-      expect(ownTrace).toBeDefined();
-      await untraced.text();
+    // A request without traceparent starts a trace of its own.
+    const untraced = await fetch(`${api.baseUrl}/pets/1`, { headers: auth });
+    expect(untraced.status).toBe(200);
+    const ownTrace = /^00-([0-9a-f]{32})-/.exec(untraced.headers.get('traceresponse') ?? '')?.[1];
+    expect(ownTrace).toBeDefined();
+    await untraced.text();
 
-      // SIGTERM flushes the spans still buffered before the process exits.
-      api.child.kill('SIGTERM');
-      expect((await api.exited).code).toBe(0);
-      expect(receiver.contentTypes.every((type) => type.startsWith('application/json'))).toBe(true);
-      const { spans } = receiver;
+    // SIGTERM flushes the spans still buffered before the process exits.
+    api.child.kill('SIGTERM');
+    expect((await api.exited).code).toBe(0);
+    expect(receiver.contentTypes.every((type) => type.startsWith('application/json'))).toBe(true);
+    const { spans } = receiver;
 
-      const server = (traceId: string) => spans.filter((span) => span.traceId === traceId && span.kind === 2);
-      const childrenOf = (span: OtlpSpan) => spans.filter((child) => child.parentSpanId === span.spanId);
+    const server = (traceId: string) => spans.filter((span) => span.traceId === traceId && span.kind === 2);
+    const childrenOf = (span: OtlpSpan) => spans.filter((child) => child.parentSpanId === span.spanId);
 
-      const [listPets] = server(restTrace);
-      expect(listPets?.name).toBe('listPets');
-      expect(listPets?.parentSpanId).toBe(restParent);
-      expect(attribute(listPets as OtlpSpan, 'http.response.status_code')).toBe(200);
-      expect(attribute(listPets as OtlpSpan, 'petstore.transport')).toBe('rest');
-      expect(rest.headers.get('traceresponse')).toContain((listPets as OtlpSpan).spanId);
-      const restQueries = childrenOf(listPets as OtlpSpan);
-      expect(restQueries.map((span) => span.name)).toEqual(['SELECT pets']);
-      expect(restQueries[0]?.kind).toBe(3);
-      expect(attribute(restQueries[0] as OtlpSpan, 'db.system.name')).toBe('postgresql');
-      expect(String(attribute(restQueries[0] as OtlpSpan, 'db.query.text'))).toMatch(/^select/i);
+    const [listPets] = server(restTrace);
+    expect(listPets?.name).toBe('listPets');
+    expect(listPets?.parentSpanId).toBe(restParent);
+    expect(attribute(listPets as OtlpSpan, 'http.response.status_code')).toBe(200);
+    expect(attribute(listPets as OtlpSpan, 'petstore.transport')).toBe('rest');
+    expect(rest.headers.get('traceresponse')).toContain((listPets as OtlpSpan).spanId);
+    const restQueries = childrenOf(listPets as OtlpSpan);
+    expect(restQueries.map((span) => span.name)).toEqual(['SELECT pets']);
+    expect(restQueries[0]?.kind).toBe(3);
+    expect(attribute(restQueries[0] as OtlpSpan, 'db.system.name')).toBe('postgresql');
+    expect(String(attribute(restQueries[0] as OtlpSpan, 'db.query.text'))).toMatch(/^select/i);
 
-      const [create] = server(trpcTrace);
-      expect(create?.name).toBe('pets.create');
-      expect(attribute(create as OtlpSpan, 'petstore.transport')).toBe('trpc');
-      expect(childrenOf(create as OtlpSpan).map((span) => span.name)).toEqual(['INSERT pets']);
+    const [create] = server(trpcTrace);
+    expect(create?.name).toBe('pets.create');
+    expect(attribute(create as OtlpSpan, 'petstore.transport')).toBe('trpc');
+    expect(childrenOf(create as OtlpSpan).map((span) => span.name)).toEqual(['INSERT pets']);
 
-      const [readyz] = server(readyTrace);
-      expect(readyz?.name).toBe('readyz');
-      const prismaSpans = spans.filter(
-        (span) => span.traceId === readyTrace && span.name.startsWith('prisma:'),
-      );
-      expect(prismaSpans.length).toBeGreaterThan(0);
-      expect(prismaSpans.some((span) => span.parentSpanId === readyz?.spanId)).toBe(true);
+    const [readyz] = server(readyTrace);
+    expect(readyz?.name).toBe('readyz');
+    const prismaSpans = spans.filter(
+      (span) => span.traceId === readyTrace && span.name.startsWith('prisma:'),
+    );
+    expect(prismaSpans.length).toBeGreaterThan(0);
+    expect(prismaSpans.some((span) => span.parentSpanId === readyz?.spanId)).toBe(true);
 
-      const [getPet] = server(ownTrace as string);
-      expect(getPet?.name).toBe('getPet');
-      expect(getPet?.parentSpanId ?? '').toBe('');
+    const [getPet] = server(ownTrace as string);
+    expect(getPet?.name).toBe('getPet');
+    expect(getPet?.parentSpanId ?? '').toBe('');
 
-      // The access-log line carries the trace id.
-      const line = api
-        .output()
-        .split('\n')
-        .find((entry) => entry.includes('"msg":"request"') && entry.includes(restTrace));
-      expect(line).toContain('"path":"/v1/pets"');
-      expect(JSON.parse(line as string)).toMatchObject({ traceId: restTrace, status: 200 });
-    },
-    timeouts.process,
-  );
+    // The access-log line carries the trace id.
+    const line = api
+      .output()
+      .split('\n')
+      .find((entry) => entry.includes('"msg":"request"') && entry.includes(restTrace));
+    expect(line).toContain('"path":"/v1/pets"');
+    expect(JSON.parse(line as string)).toMatchObject({ traceId: restTrace, status: 200 });
+  });
 });

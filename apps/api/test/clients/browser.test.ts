@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { launchChromium } from '../support/chromium.js';
 import { type FaultyProxy, startFaultyProxy } from '../support/faulty-proxy.js';
@@ -18,6 +18,9 @@ import {
   TEST_API_KEY,
   type TestServer,
 } from '../support/test-server.js';
+
+// beforeAll may install Chromium on a fresh machine: the timeout says so.
+vi.setConfig({ hookTimeout: timeouts.browser });
 
 const RATE_LIMIT = 30;
 
@@ -125,7 +128,7 @@ beforeAll(async () => {
   });
   bundle = result.outputFiles[0]?.text ?? '';
   browser = await launchChromium();
-}, timeouts.browser); // installing Chromium on a fresh machine takes a while
+}); // installing Chromium on a fresh machine takes a while: see vi.setConfig above
 afterAll(async () => {
   await browser?.close();
 });
