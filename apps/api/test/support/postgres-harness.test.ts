@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
+import { timeouts } from '../../../../tooling/vitest.shared.js';
 import {
   acquirePostgresServer,
   findFreePort,
@@ -12,6 +13,9 @@ import {
 } from './postgres-server.js';
 import { RUN_ID } from './run-registry.js';
 import { createTestDatabase, testDatabaseName } from './test-database.js';
+
+// Some tests start an embedded PostgreSQL of their own: the timeout says so.
+vi.setConfig({ testTimeout: timeouts.server });
 
 async function query<T extends pg.QueryResultRow>(
   url: string,
