@@ -5,6 +5,7 @@ import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import type { PoolStats } from '../observability/metrics.js';
+import { guardAdapter, guardAdapterFactory } from './guarded-adapter.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
 import { pgMigrationAdapter } from './migration-adapters.js';
 import { createSql, type Sql, statementNames } from './sql.js';
@@ -40,7 +41,32 @@ export interface DatabaseOptions {
   logger: Logger;
   /** PostgreSQL pool size for this process. */
   poolSize?: number;
+  /** PostgreSQL time limits of the api's connections (config.ts; PGlite has no pool and no server to wait on). */
+  limits?: DatabaseLimits;
 }
+
+/** How long a statement, an idle transaction and a wait for a connection may take (docs/operations.md). */
+export interface DatabaseLimits {
+  /** `statement_timeout` of every connection: the server cancels a longer statement (57014, a 503). */
+  statementTimeoutMs: number;
+  /** `idle_in_transaction_session_timeout`: a transaction left open this long is rolled back, its session ended. */
+  idleInTransactionTimeoutMs: number;
+  /** Longest wait for a pool connection, a new connection's handshake included (pg's connectionTimeoutMillis). */
+  acquireTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
+  statementTimeoutMs: 2_500,
+  idleInTransactionTimeoutMs: 10_000,
+  acquireTimeoutMs: 3_000,
+};
+
+/**
+ * How much longer than statement_timeout the client waits for an answer before it gives up on the connection
+ * (pg's query_timeout): the server's own cancel (a clean 57014, the connection kept) comes first, and a server
+ * that cannot answer at all (a silent partition, a stopped process) still costs a bounded wait.
+ */
+export const QUERY_TIMEOUT_MARGIN_MS = 500;
 
 /** A URL without its password, for logs. */
 export function redactUrl(url: string): string {
@@ -54,23 +80,31 @@ export async function openDatabase({
   dataDir,
   logger,
   poolSize = 10,
+  limits = DEFAULT_DATABASE_LIMITS,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,
-      // A lost database must cost a client seconds, not a hang: give up connecting after 3 s, and give up on
-      // a query whose answer does not come within 3 s (a silent network partition leaves the socket open;
-      // our queries take milliseconds). Both become 503 service_unavailable. Keep-alive notices dead peers.
-      connectionTimeoutMillis: 3_000,
-      query_timeout: 3_000,
+      // A lost or stuck database must cost a client seconds, not a hang (our statements take milliseconds):
+      // the server cancels a statement over statement_timeout, rolls back a transaction left idle, and we give
+      // up waiting for a connection, or for an answer that never comes (a silent network partition leaves the
+      // socket open). All of them become 503 service_unavailable (db/database-errors.ts). Keep-alive notices
+      // dead peers.
+      connectionTimeoutMillis: limits.acquireTimeoutMs,
+      statement_timeout: limits.statementTimeoutMs,
+      idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+      query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
       keepAlive: true,
     });
     // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
     // would crash the process. The pool replaces the connection on next use.
     pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-    const sql = createSql(await new PrismaPg(pool, { statementNameGenerator: statementNames() }).connect());
+    const guard = { logger, retryReads: true };
+    const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPg(pool), guard) });
+    const sql = createSql(
+      guardAdapter(await new PrismaPg(pool, { statementNameGenerator: statementNames() }).connect(), guard),
+    );
     return {
       kind: 'postgresql',
       description: `PostgreSQL ${redactUrl(databaseUrl)}`,
@@ -109,8 +143,10 @@ export async function openDatabase({
     await lock?.release();
     throw error;
   });
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-  const sql = createSql(await new PrismaPGlite(pglite).connect());
+  // One in-process database: nothing to retry on, but its failures are logged and classified the same way.
+  const guard = { logger, retryReads: true };
+  const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPGlite(pglite), guard) });
+  const sql = createSql(guardAdapter(await new PrismaPGlite(pglite).connect(), guard));
   return {
     kind: 'pglite',
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,
