@@ -5,6 +5,7 @@ import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import type { PoolStats } from '../observability/metrics.js';
+import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS } from './database-limits.js';
 import { guardAdapter, guardAdapterFactory } from './guarded-adapter.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
 import { pgMigrationAdapter } from './migration-adapters.js';
@@ -44,29 +45,6 @@ export interface DatabaseOptions {
   /** PostgreSQL time limits of the api's connections (config.ts; PGlite has no pool and no server to wait on). */
   limits?: DatabaseLimits;
 }
-
-/** How long a statement, an idle transaction and a wait for a connection may take (docs/operations.md). */
-export interface DatabaseLimits {
-  /** `statement_timeout` of every connection: the server cancels a longer statement (57014, a 503). */
-  statementTimeoutMs: number;
-  /** `idle_in_transaction_session_timeout`: a transaction left open this long is rolled back, its session ended. */
-  idleInTransactionTimeoutMs: number;
-  /** Longest wait for a pool connection, a new connection's handshake included (pg's connectionTimeoutMillis). */
-  acquireTimeoutMs: number;
-}
-
-export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
-  statementTimeoutMs: 2_500,
-  idleInTransactionTimeoutMs: 10_000,
-  acquireTimeoutMs: 3_000,
-};
-
-/**
- * How much longer than statement_timeout the client waits for an answer before it gives up on the connection
- * (pg's query_timeout): the server's own cancel (a clean 57014, the connection kept) comes first, and a server
- * that cannot answer at all (a silent partition, a stopped process) still costs a bounded wait.
- */
-export const QUERY_TIMEOUT_MARGIN_MS = 500;
 
 /** A URL without its password, for logs. */
 export function redactUrl(url: string): string {
