@@ -41,7 +41,7 @@ function logUnavailable(
       statement: context.statement.slice(0, 60),
       err: error,
     },
-    'database unavailable: answered 503',
+    'database unavailable for a statement (the request answers 503)',
   );
 }
 
