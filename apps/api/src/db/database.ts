@@ -114,12 +114,22 @@ export async function openDatabase({
   );
   const inMemory = dataDir === 'memory://';
   const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
-  if (directory !== undefined) await mkdir(directory, { recursive: true });
+  // A data directory that cannot be opened (damaged files, not PGlite's, not a directory) stops the start-up with
+  // a message that says which and what to do, rather than a process that answers 500 to everything.
+  const unusable = (error: unknown) =>
+    new Error(
+      `the embedded database in ${directory} cannot be opened (${error instanceof Error ? error.message : String(error)}): ` +
+        'its files are damaged or are not a PGlite data directory. Restore DATA_DIR from a backup, or move it ' +
+        'aside to start with an empty database',
+      { cause: error },
+    );
+  if (directory !== undefined)
+    await mkdir(directory, { recursive: true }).catch((error) => Promise.reject(unusable(error)));
   const lock = directory === undefined ? undefined : await lockDataDirectory(directory);
   const pglite = new PGlite(directory);
   await pglite.waitReady.catch(async (error: unknown) => {
     await lock?.release();
-    throw error;
+    throw directory === undefined ? error : unusable(error);
   });
   // One in-process database: nothing to retry on, but its failures are logged and classified the same way.
   const guard = { logger, retryReads: true };
