@@ -141,6 +141,10 @@ describe('time limits', () => {
     const error = await database.sql.rows('SELECT pg_sleep(2)').catch((caught) => caught);
     expect(classifyDatabaseError(error)).toEqual({ reason: '57014', outcomeUnknown: false, timedOut: true });
     expect(toAppError(error)?.status).toBe(503);
+    // Not retried: a stuck database would only double the caller's wait.
+    expect(lines.filter((line) => line.level === 'warn').map((line) => line.fields)).toEqual([
+      expect.objectContaining({ sqlstate: '57014', retried: false }),
+    ]);
   });
 });
 

@@ -11,12 +11,13 @@ import { classifyDatabaseError, type DatabaseUnavailable } from './database-erro
 // Every statement of the app, the Prisma client's and our hot ones (db/sql.ts), goes through a driver adapter;
 // this wraps it once, so that a database that cannot serve a statement is
 //   - logged once, at warn, with its SQLSTATE (the transports answer 503 and log nothing more: it is not a bug);
-//   - retried once when that is safe: a read (a statement that starts with SELECT; ours have no side effects),
-//     outside a transaction, which failed before any row reached us (the adapters return all rows at once, so
-//     a failed statement returned none). On PostgreSQL each such statement checks a connection out of the pool,
-//     and pg-pool discards the one that failed, so the retry runs on another connection. Writes are never
-//     repeated here: one whose connection died may have committed, and only the client's Idempotency-Key can
-//     settle that (db/database-errors.ts says so in the 503).
+//   - retried once when that is safe and useful: a read (a statement that starts with SELECT; ours have no side
+//     effects), outside a transaction, whose connection was lost or refused (not a time limit: see below) before
+//     any row reached us (the adapters return all rows at once, so a failed statement returned none). On
+//     PostgreSQL each such statement checks a connection out of the pool, and pg-pool discards the one that
+//     failed, so the retry runs on another connection. Writes are never repeated here: one whose connection died
+//     may have committed, and only the client's Idempotency-Key can settle that (db/database-errors.ts says so in
+//     the 503).
 
 export interface GuardOptions {
   logger: Logger;
@@ -77,7 +78,9 @@ export function guardAdapter(adapter: SqlDriverAdapter, options: GuardOptions): 
     } catch (error) {
       const unavailable = classifyDatabaseError(error);
       if (unavailable === undefined) throw error;
-      if (!options.retryReads || !READ.test(query.sql)) {
+      // A time limit hit is a stuck or partitioned database, not a dead connection: a second try would only
+      // double the caller's wait (and the stall's load), so it answers 503 at once.
+      if (!options.retryReads || unavailable.timedOut || !READ.test(query.sql)) {
         logUnavailable(options.logger, unavailable, error, { statement: query.sql, retried: false });
         throw error;
       }
