@@ -132,7 +132,7 @@ export async function openDatabase({
     throw directory === undefined ? error : unusable(error);
   });
   // One in-process database: nothing to retry on, but its failures are logged and classified the same way.
-  const guard = { logger, retryReads: true };
+  const guard = { logger, retryReads: false };
   const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPGlite(pglite), guard) });
   const sql = createSql(guardAdapter(await new PrismaPGlite(pglite).connect(), guard));
   return {

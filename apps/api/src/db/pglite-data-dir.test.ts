@@ -72,11 +72,16 @@ describe('a PGlite data directory that cannot be opened', () => {
 });
 
 describe('a closed PGlite', () => {
-  it('answers 503, not 500', async () => {
-    const database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
+  it('answers 503, not 500, logged once and not retried (one in-process database: nothing else to try)', async () => {
+    const warnings: Record<string, unknown>[] = [];
+    const recording = Object.assign(Object.create(logger) as typeof logger, {
+      warn: (fields: Record<string, unknown>) => warnings.push(fields),
+    });
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger: recording });
     await database.close();
     const error = await database.sql.rows('SELECT 1').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
     expect(toAppError(error)?.status).toBe(503);
+    expect(warnings).toEqual([expect.objectContaining({ reason: 'closed', retried: false })]);
   }, 60_000);
 });
