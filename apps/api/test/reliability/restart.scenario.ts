@@ -74,9 +74,12 @@ export async function runRestartScenario(options: RestartOptions): Promise<Scena
       const own = cluster;
       const control = new pg.Client({ connectionString: cluster.adminUrl });
       control.on('error', () => {});
-      await control.connect();
-      await control.query('CREATE DATABASE petstore');
-      await control.end();
+      try {
+        await control.connect();
+        await control.query('CREATE DATABASE petstore');
+      } finally {
+        await control.end().catch(() => {});
+      }
       const databaseUrl = cluster.adminUrl.replace(/\/postgres$/, '/petstore');
       // A statement timeout well under the stall, so that the stall is seen as 57014, not as a hang.
       const statementTimeoutMs = Math.max(200, Math.floor(options.stallMs / 3));
