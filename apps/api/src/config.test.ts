@@ -10,6 +10,11 @@ describe('parseConfig', () => {
       host: '127.0.0.1',
       databaseUrl: undefined,
       dataDir: './.data',
+      databaseLimits: {
+        statementTimeoutMs: 2_500,
+        idleInTransactionTimeoutMs: 10_000,
+        acquireTimeoutMs: 3_000,
+      },
       apiKeys: undefined,
       appEnv: undefined,
       logLevel: 'info',
@@ -42,6 +47,9 @@ describe('parseConfig', () => {
         METRICS_PORT: '9464',
         METRICS_HOST: '10.0.0.5',
         SHUTDOWN_DRAIN_MS: '15000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '1500',
+        DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '20000',
+        DATABASE_ACQUIRE_TIMEOUT_MS: '1000',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
         OTEL_SERVICE_NAME: 'pets-eu',
       }),
@@ -50,6 +58,11 @@ describe('parseConfig', () => {
       host: '0.0.0.0',
       databaseUrl: 'postgresql://u:p@db:5432/pets',
       dataDir: '/var/lib/petstore',
+      databaseLimits: {
+        statementTimeoutMs: 1_500,
+        idleInTransactionTimeoutMs: 20_000,
+        acquireTimeoutMs: 1_000,
+      },
       apiKeys: [KEY, 'second-key-0123456789'],
       appEnv: 'staging',
       logLevel: 'warn',
@@ -64,6 +77,17 @@ describe('parseConfig', () => {
       shutdownDrainMs: 15_000,
       tracing: { tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'pets-eu' },
     });
+  });
+
+  it.each([
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '0'],
+    ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', '-5'],
+    ['DATABASE_ACQUIRE_TIMEOUT_MS', '2.5'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', 'soon'],
+  ])('refuses %s=%s: a database time limit is a whole number of milliseconds, at least 1', (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(
+      new RegExp(`${name}: must be (a whole number of milliseconds|at least 1 millisecond)`),
+    );
   });
 
   it('drains 10 s by default in a deployed environment, not at all in local development', () => {

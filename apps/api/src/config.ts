@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
 import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 
 // The only module that reads the environment. Everything else receives a Config, so tests pass their own.
@@ -139,6 +140,10 @@ const EnvSchema = z.object({
       .max(300_000, 'must be at most 300000 milliseconds (5 minutes)')
       .optional(),
   ),
+  // The api's PostgreSQL connections (db/database-limits.ts; docs/operations.md#database-restarts-and-failovers).
+  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.statementTimeoutMs),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs),
+  DATABASE_ACQUIRE_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
     emptyAsUndefined,
@@ -177,6 +182,8 @@ export interface Config {
   /** PostgreSQL when set; otherwise the embedded PGlite database in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** PostgreSQL statement, idle-transaction and pool-acquire time limits (unused on PGlite). */
+  databaseLimits: DatabaseLimits;
   /**
    * Keys from API_KEYS; undefined only in local development (APP_ENV unset), where main then uses a
    * generated development key.
@@ -244,6 +251,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     host: env.HOST,
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
+    databaseLimits: {
+      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      acquireTimeoutMs: env.DATABASE_ACQUIRE_TIMEOUT_MS,
+    },
     apiKeys: env.API_KEYS,
     appEnv: env.APP_ENV,
     logLevel: env.LOG_LEVEL,

@@ -1,5 +1,5 @@
 import { type ApiError, ERROR_CODES, type ErrorCode } from '@petstore/schema';
-import { isDatabaseUnavailable } from './db/database-errors.js';
+import { classifyDatabaseError, unavailableMessage } from './db/database-errors.js';
 
 /**
  * The one error model. Domain code and middleware throw an AppError; each transport renders it as the
@@ -40,11 +40,13 @@ export const serviceUnavailable = (message: string) =>
   new AppError('service_unavailable', message, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
 
 /**
- * Anything thrown, in our error model: an AppError as it is, a lost database as 503 `service_unavailable`
- * with `Retry-After`; undefined for a fault of ours (the caller logs it and answers 500).
+ * Anything thrown, in our error model: an AppError as it is, a database that cannot serve the request now
+ * (db/database-errors.ts decides) as 503 `service_unavailable` with `Retry-After`, its message saying whether a
+ * write may have been applied; undefined for a fault of ours (the caller logs it and answers 500).
  */
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) return serviceUnavailable('the database is unavailable; retry shortly');
+  const unavailable = classifyDatabaseError(error);
+  if (unavailable !== undefined) return serviceUnavailable(unavailableMessage(unavailable));
   return undefined;
 }

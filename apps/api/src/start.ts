@@ -41,7 +41,12 @@ async function main(): Promise<void> {
     logger.info({ tracesUrl: config.tracing.tracesUrl }, 'tracing on: spans are sent over OTLP/HTTP');
   }
 
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger,
+    limits: config.databaseLimits,
+  });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
   const { applied } = (await migrationsAreCurrent(database.sql))
     ? { applied: [] as string[] }

@@ -62,6 +62,17 @@ describe('Retry-After and backoff', () => {
     expect(retryDelayMs(bottom, 1, 60_000)).toBeUndefined();
   });
 
+  it('waits at least Retry-After, spread by up to a fifth of it so that turned-away clients come back apart', () => {
+    const low = retryPolicy({}, () => 0);
+    const high = retryPolicy({}, () => 0.999999);
+    expect(retryDelayMs(low, 1, 5_000)).toBe(5_000);
+    expect(retryDelayMs(high, 1, 5_000)).toBe(5_999);
+    // Retry-After: 0 still spreads over baseDelayMs (200 ms by default), and no spread exceeds maxDelayMs.
+    expect(retryDelayMs(high, 1, 0)).toBe(199);
+    const capped = retryPolicy({ retries: { maxDelayMs: 300, maxRetryAfterMs: 60_000 } }, () => 0.999999);
+    expect(retryDelayMs(capped, 1, 10_000)).toBe(10_299);
+  });
+
   it('refuses nonsense settings when the client is created', () => {
     expect(() => retryPolicy({ retries: { attempts: 0 } })).toThrow(TypeError);
     expect(() => retryPolicy({ timeoutMs: -1 })).toThrow(TypeError);

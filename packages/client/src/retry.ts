@@ -94,11 +94,17 @@ export function parseRetryAfter(
 
 /**
  * How long to wait before retry number `retry` (1 for the first): the server's `Retry-After` when it sent
- * one (undefined, meaning "do not retry", when that is over `maxRetryAfterMs`), otherwise exponential backoff
- * with full jitter: a uniform pick in [0, min(maxDelayMs, baseDelayMs * 2^(retry-1))).
+ * one (undefined, meaning "do not retry", when that is over `maxRetryAfterMs`) plus a jitter of up to a fifth of
+ * it (at least `baseDelayMs`, at most `maxDelayMs`), so that the clients a database restart turned away do not
+ * all come back in the same millisecond; otherwise exponential backoff with full jitter: a uniform pick in
+ * [0, min(maxDelayMs, baseDelayMs * 2^(retry-1))).
  */
 export function retryDelayMs(policy: RetryPolicy, retry: number, retryAfterMs?: number): number | undefined {
-  if (retryAfterMs !== undefined) return retryAfterMs <= policy.maxRetryAfterMs ? retryAfterMs : undefined;
+  if (retryAfterMs !== undefined) {
+    if (retryAfterMs > policy.maxRetryAfterMs) return undefined;
+    const spread = Math.min(policy.maxDelayMs, Math.max(policy.baseDelayMs, retryAfterMs / 5));
+    return retryAfterMs + Math.floor(policy.random() * spread);
+  }
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
   return Math.floor(policy.random() * ceiling);
 }

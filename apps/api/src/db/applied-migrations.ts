@@ -22,14 +22,13 @@ export async function migrationsAreCurrent(
   sql: Sql,
   migrationsDir = findPrismaPath('migrations'),
 ): Promise<boolean> {
-  let rows: unknown[][];
-  try {
-    rows = await sql.rows(
-      'SELECT migration_name, checksum, finished_at IS NOT NULL, rolled_back_at IS NOT NULL FROM _prisma_migrations',
-    );
-  } catch {
-    return false; // no table yet: a new database
-  }
+  // Asked first rather than caught: a missing table is, for every other statement, a database that cannot serve
+  // (42P01, logged at warn and retried: db/guarded-adapter.ts), but here only a new database.
+  const [[exists] = []] = await sql.rows("SELECT to_regclass('_prisma_migrations') IS NOT NULL");
+  if (exists !== true) return false; // no table yet: a new database
+  const rows = await sql.rows(
+    'SELECT migration_name, checksum, finished_at IS NOT NULL, rolled_back_at IS NOT NULL FROM _prisma_migrations',
+  );
   const applied = new Map<string, string>();
   for (const [name, checksum, finished, rolledBack] of rows) {
     if (rolledBack === true) continue;

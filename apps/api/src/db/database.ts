@@ -5,6 +5,8 @@ import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import type { PoolStats } from '../observability/metrics.js';
+import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS } from './database-limits.js';
+import { guardAdapter, guardAdapterFactory } from './guarded-adapter.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
 import { pgMigrationAdapter } from './migration-adapters.js';
 import { createSql, type Sql, statementNames } from './sql.js';
@@ -40,6 +42,8 @@ export interface DatabaseOptions {
   logger: Logger;
   /** PostgreSQL pool size for this process. */
   poolSize?: number;
+  /** PostgreSQL time limits of the api's connections (config.ts; PGlite has no pool and no server to wait on). */
+  limits?: DatabaseLimits;
 }
 
 /** A URL without its password, for logs. */
@@ -54,23 +58,31 @@ export async function openDatabase({
   dataDir,
   logger,
   poolSize = 10,
+  limits = DEFAULT_DATABASE_LIMITS,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,
-      // A lost database must cost a client seconds, not a hang: give up connecting after 3 s, and give up on
-      // a query whose answer does not come within 3 s (a silent network partition leaves the socket open;
-      // our queries take milliseconds). Both become 503 service_unavailable. Keep-alive notices dead peers.
-      connectionTimeoutMillis: 3_000,
-      query_timeout: 3_000,
+      // A lost or stuck database must cost a client seconds, not a hang (our statements take milliseconds):
+      // the server cancels a statement over statement_timeout, rolls back a transaction left idle, and we give
+      // up waiting for a connection, or for an answer that never comes (a silent network partition leaves the
+      // socket open). All of them become 503 service_unavailable (db/database-errors.ts). Keep-alive notices
+      // dead peers.
+      connectionTimeoutMillis: limits.acquireTimeoutMs,
+      statement_timeout: limits.statementTimeoutMs,
+      idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+      query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
       keepAlive: true,
     });
     // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
     // would crash the process. The pool replaces the connection on next use.
     pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-    const sql = createSql(await new PrismaPg(pool, { statementNameGenerator: statementNames() }).connect());
+    const guard = { logger, retryReads: true };
+    const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPg(pool), guard) });
+    const sql = createSql(
+      guardAdapter(await new PrismaPg(pool, { statementNameGenerator: statementNames() }).connect(), guard),
+    );
     return {
       kind: 'postgresql',
       description: `PostgreSQL ${redactUrl(databaseUrl)}`,
@@ -102,15 +114,27 @@ export async function openDatabase({
   );
   const inMemory = dataDir === 'memory://';
   const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
-  if (directory !== undefined) await mkdir(directory, { recursive: true });
+  // A data directory that cannot be opened (damaged files, not PGlite's, not a directory) stops the start-up with
+  // a message that says which and what to do, rather than a process that answers 500 to everything.
+  const unusable = (error: unknown) =>
+    new Error(
+      `the embedded database in ${directory} cannot be opened (${error instanceof Error ? error.message : String(error)}): ` +
+        'its files are damaged or are not a PGlite data directory. Restore DATA_DIR from a backup, or move it ' +
+        'aside to start with an empty database',
+      { cause: error },
+    );
+  if (directory !== undefined)
+    await mkdir(directory, { recursive: true }).catch((error) => Promise.reject(unusable(error)));
   const lock = directory === undefined ? undefined : await lockDataDirectory(directory);
   const pglite = new PGlite(directory);
   await pglite.waitReady.catch(async (error: unknown) => {
     await lock?.release();
-    throw error;
+    throw directory === undefined ? error : unusable(error);
   });
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-  const sql = createSql(await new PrismaPGlite(pglite).connect());
+  // One in-process database: nothing to retry on, but its failures are logged and classified the same way.
+  const guard = { logger, retryReads: false };
+  const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPGlite(pglite), guard) });
+  const sql = createSql(guardAdapter(await new PrismaPGlite(pglite).connect(), guard));
   return {
     kind: 'pglite',
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,

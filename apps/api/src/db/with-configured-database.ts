@@ -8,13 +8,14 @@ import { applyPendingMigrations } from './migrate.js';
  * DATA_DIR), applies pending migrations as the app does at start-up, runs `use`, and closes it.
  */
 export async function withConfiguredDatabase<T>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databaseLimits'>>,
   use: (database: Database, applied: string[]) => Promise<T>,
 ): Promise<T> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     logger: createLogger('warn'),
+    limits: config.databaseLimits,
   });
   try {
     const { applied } = await applyPendingMigrations(database.migrationAdapter);

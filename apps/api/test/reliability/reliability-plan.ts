@@ -10,6 +10,7 @@ import { runDatabaseFaultScenario } from './database-fault.scenario.js';
 import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
 import { runLoadBalancerScenario } from './load-balancer.scenario.js';
 import { runProbesScenario } from './probes.scenario.js';
+import { runRestartScenario } from './restart.scenario.js';
 import { runScaleOutScenario } from './scale-out.scenario.js';
 import type { ScenarioDatabase, ScenarioEnvironment, ScenarioResult } from './scenario-support.js';
 import { runShutdownScenario } from './shutdown.scenario.js';
@@ -18,7 +19,16 @@ export type PlanMode = 'bounded' | 'full';
 
 export interface PlannedScenario {
   /** `fuzz`, `crash`, ... for `--only`. */
-  kind: 'fault' | 'partition' | 'crash' | 'shutdown' | 'scale-out' | 'load-balancer' | 'fuzz' | 'probes';
+  kind:
+    | 'fault'
+    | 'partition'
+    | 'restart'
+    | 'crash'
+    | 'shutdown'
+    | 'scale-out'
+    | 'load-balancer'
+    | 'fuzz'
+    | 'probes';
   database: ScenarioDatabase;
   run(env: ScenarioEnvironment): Promise<ScenarioResult>;
 }
@@ -65,6 +75,14 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       maxAnswerMs: 3_000 + scaled(2_000),
       recoveryLimitMs: scaled(30_000),
     },
+    restart: {
+      loops: full ? 8 : 4,
+      repeats: full ? 3 : 1,
+      settleMs: full ? 2_000 : 1_000,
+      stormMs: 3_000,
+      stallMs: 3_000,
+      callDeadlineMs: 30_000,
+    },
   };
 };
 
@@ -82,6 +100,14 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
       database: 'postgresql',
       run: (env) => runDatabaseFaultScenario(env, { ...options.fault, fault: 'partition' }),
     },
+    ...(['restart', 'terminate', 'stall'] as const).map(
+      (fault): PlannedScenario => ({
+        kind: 'restart',
+        database: 'postgresql',
+        // On a cluster of its own: the shared server is never restarted.
+        run: () => runRestartScenario({ ...options.restart, fault }),
+      }),
+    ),
     {
       kind: 'crash',
       database: 'postgresql',
