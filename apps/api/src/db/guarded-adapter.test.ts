@@ -2,6 +2,7 @@
 // restart, a failover or pg_terminate_backend does), a statement over statement_timeout, a missing table.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -34,12 +35,12 @@ beforeAll(async () => {
   admin.on('error', () => {});
   await admin.connect();
   await admin.query('CREATE TABLE writes (id int)');
-}, 60_000);
+}, timeouts.hook);
 
 afterAll(async () => {
   await admin?.end().catch(() => {});
   await testDatabase?.drop();
-}, 60_000);
+}, timeouts.hook);
 
 const opened: Database[] = [];
 afterEach(async () => {

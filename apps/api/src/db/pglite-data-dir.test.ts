@@ -1,10 +1,11 @@
 // PGlite's side of "the database cannot serve this now": a data directory that cannot be opened stops the
 // start-up with a message naming it (never a process answering 500 to everything), and a closed database is a 503.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scaled, timeouts } from '../../../../tooling/vitest.shared.js';
 import { startApiProcess } from '../../test/reliability/api-process.js';
+import { makeTempDir, removeTempDir } from '../../test/support/run-registry.js';
 import { toAppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { openDatabase } from './database.js';
@@ -12,11 +13,11 @@ import { openDatabase } from './database.js';
 const logger = createLogger('silent');
 const dirs: string[] = [];
 afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  for (const dir of dirs.splice(0)) await removeTempDir(dir);
 });
 
 async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'petstore-pglite-dir-'));
+  const dir = await makeTempDir('petstore-pglite-dir-');
   dirs.push(dir);
   return dir;
 }
@@ -60,28 +61,40 @@ describe('a PGlite data directory that cannot be opened', () => {
       // Released: a second attempt fails the same way, not with "in use by another process".
       await expect(openDatabase({ databaseUrl: undefined, dataDir, logger })).rejects.toThrow(UNUSABLE);
     },
-    60_000,
+    timeouts.server,
   );
 
-  it('stops the api process at start-up (exit 1, never listening) with that message', async () => {
-    const dataDir = await damagedDataDir();
-    const started = startApiProcess({ dataDir, startTimeoutMs: 60_000 });
-    await expect(started).rejects.toThrow(/api exited \(1\) before listening/);
-    await expect(started).rejects.toThrow(UNUSABLE);
-  }, 90_000);
+  it(
+    'stops the api process at start-up (exit 1, never listening) with that message',
+    async () => {
+      const dataDir = await damagedDataDir();
+      const started = startApiProcess({ dataDir, startTimeoutMs: scaled(60_000) });
+      await expect(started).rejects.toThrow(/api exited \(1\) before listening/);
+      await expect(started).rejects.toThrow(UNUSABLE);
+    },
+    timeouts.process,
+  );
 });
 
 describe('a closed PGlite', () => {
-  it('answers 503, not 500, logged once and not retried (one in-process database: nothing else to try)', async () => {
-    const warnings: Record<string, unknown>[] = [];
-    const recording = Object.assign(Object.create(logger) as typeof logger, {
-      warn: (fields: Record<string, unknown>) => warnings.push(fields),
-    });
-    const database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger: recording });
-    await database.close();
-    const error = await database.sql.rows('SELECT 1').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(Error);
-    expect(toAppError(error)?.status).toBe(503);
-    expect(warnings).toEqual([expect.objectContaining({ reason: 'closed', retried: false })]);
-  }, 60_000);
+  it(
+    'answers 503, not 500, logged once and not retried (one in-process database: nothing else to try)',
+    async () => {
+      const warnings: Record<string, unknown>[] = [];
+      const recording = Object.assign(Object.create(logger) as typeof logger, {
+        warn: (fields: Record<string, unknown>) => warnings.push(fields),
+      });
+      const database = await openDatabase({
+        databaseUrl: undefined,
+        dataDir: 'memory://',
+        logger: recording,
+      });
+      await database.close();
+      const error = await database.sql.rows('SELECT 1').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Error);
+      expect(toAppError(error)?.status).toBe(503);
+      expect(warnings).toEqual([expect.objectContaining({ reason: 'closed', retried: false })]);
+    },
+    timeouts.server,
+  );
 });

@@ -5,12 +5,12 @@
  * import: the report script uses this too.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findFreePort } from '../support/postgres-server.js';
+import { makeTempDir, onCleanup, recordProcess, removeTempDir } from '../support/run-registry.js';
 
 const run = promisify(execFile);
 
@@ -43,7 +43,7 @@ export async function startOwnCluster(onCreated: (cluster: OwnCluster) => void):
   const bin = await binDir();
   const asRoot = process.getuid?.() === 0;
   // As root: initdb and postgres run as `postgres`, who must be able to create the data directory inside.
-  const baseDir = await mkdtemp(join(tmpdir(), 'petstore-restart-pg-'));
+  const baseDir = await makeTempDir('petstore-restart-pg-');
   await chmod(baseDir, 0o777);
   const dataDir = join(baseDir, 'data');
   const logFile = join(baseDir, 'server.log');
@@ -56,24 +56,36 @@ export async function startOwnCluster(onCreated: (cluster: OwnCluster) => void):
 
   let started = false;
   let stopped = false;
+  // The postmaster is pg_ctl's child, not ours: recorded by pid (again after each restart), so that the end of
+  // the run kills it if this process dies before `stop`, and stopped on an interrupt.
+  let forgetServer = () => {};
+  const recordServer = () => {
+    forgetServer();
+    const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (Number.isInteger(pid) && pid > 0) forgetServer = recordProcess(pid, `postgres -D ${dataDir}`);
+  };
   const cluster: OwnCluster = {
     adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     port,
     async restart() {
       await pgCtl(['-m', 'fast', '-w', '-t', '60', '-l', logFile, 'restart']);
+      recordServer();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      forgetInterrupt();
       try {
         if (started || existsSync(join(dataDir, 'postmaster.pid'))) {
           await pgCtl(['-m', 'immediate', '-w', '-t', '30', 'stop']).catch(() => undefined);
         }
       } finally {
-        await rm(baseDir, { recursive: true, force: true });
+        forgetServer();
+        await removeTempDir(baseDir);
       }
     },
   };
+  const forgetInterrupt = onCleanup(() => cluster.stop());
   onCreated(cluster);
   await tool('initdb', [
     '-D',
@@ -95,5 +107,6 @@ export async function startOwnCluster(onCreated: (cluster: OwnCluster) => void):
   ].join(' ');
   started = true;
   await pgCtl(['-w', '-t', '60', '-l', logFile, '-o', options, 'start']);
+  recordServer();
   return cluster;
 }

@@ -177,6 +177,17 @@ export function spawnOwned(command: string, args: readonly string[], options: Sp
   return child;
 }
 
+/**
+ * A process this run caused to start without being its parent (a PostgreSQL server that `pg_ctl` daemonized):
+ * recorded so that the end-of-run check kills it if it is still there. The returned function forgets it (call it
+ * once the process has been stopped, or before recording its successor after a restart).
+ */
+export function recordProcess(pid: number, description: string): () => void {
+  installSafetyNet();
+  record(`pid-${pid}`, `${startTimeOf(pid) ?? ''}\n${description.slice(0, 500)}`);
+  return () => forget(`pid-${pid}`);
+}
+
 /** Resolves once `child` has exited (at once if it already has). */
 export function exitOf(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined)
