@@ -103,6 +103,16 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
         : 'The Host header is not a host[:port].',
     );
   }
+  // Node takes any value that contains the token (`100-continue, foo`) as 100-continue: only the exact
+  // expectation is one we meet (RFC 9110 section 10.1.1); others are 417, as Node's own check answers them.
+  const expectation = headers.expect;
+  if (expectation !== undefined && !/^[ \t]*100-continue[ \t]*$/i.test(expectation)) {
+    return new AppError(
+      'expectation_failed',
+      'Only the Expect value 100-continue is supported; send the request without this Expect header.',
+      { Connection: 'close' },
+    );
+  }
   const coding = headers['transfer-encoding'];
   if (coding !== undefined && !/^[ \t]*chunked[ \t]*$/i.test(coding)) {
     return new AppError(

@@ -11,6 +11,7 @@ import { TEST_API_KEY } from './test-server.js';
 
 export interface EdgeServer {
   port: number;
+  database: Database;
   close(): Promise<void>;
 }
 
@@ -46,6 +47,7 @@ export async function startEdgeServer(): Promise<EdgeServer> {
   const started = server;
   return {
     port: (started.address() as AddressInfo).port,
+    database,
     async close() {
       started.closeAllConnections();
       await new Promise((resolve) => started.close(resolve));
