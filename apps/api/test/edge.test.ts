@@ -255,6 +255,14 @@ describe('100 Continue only once the request could be accepted', () => {
     expect(early).toMatch(/^HTTP\/1\.1 401 /);
   });
 
+  it('an Expect that merely contains 100-continue is 417, never 100 Continue (found by the fuzzer)', async () => {
+    const { early } = await expectContinue(
+      head(`Authorization: Bearer ${TEST_API_KEY}\r\n`).replace('100-continue', '100-continue, foo'),
+      '',
+    );
+    expect(early).toMatch(/^HTTP\/1\.1 417 /);
+  });
+
   it('an acceptable request gets 100 Continue, then its answer', async () => {
     const body = '{"name":"expected","categoryId":1}';
     const { early, all } = await expectContinue(
