@@ -126,6 +126,26 @@ describe('an ambiguous message is refused with 400, never resolved by a guess', 
     );
   });
 
+  it('a key repeated inside the superjson envelope (json or meta) is 400 malformed_json, in a GET and a POST', async () => {
+    for (const envelope of [
+      '{"json":{"limit":1,"limit":2}}',
+      '{"json":{},"meta":{"values":{},"values":{}}}',
+      '{"json":{},"json":{"limit":1}}',
+    ]) {
+      const get = await send('GET', `/v1/trpc/pets.list?input=${encodeURIComponent(envelope)}`, [host, auth]);
+      expect(get.status).toBe(400);
+      expect(get.body.toString()).toMatch(/malformed_json/);
+    }
+    const post = await send(
+      'POST',
+      '/v1/trpc/pets.create',
+      [host, auth, json],
+      '{"json":{"name":"a","categoryId":"1","name":"b"},"meta":{"values":{"categoryId":["bigint"]}}}',
+    );
+    expect(post.status).toBe(400);
+    expect(post.body.toString()).toMatch(/malformed_json/);
+  });
+
   it('a Host that is not host[:port] is refused', async () => {
     expectError(await send('GET', '/v1/pets', [['Host', 'a/b'], auth]), 400, 'malformed_request', /Host/);
   });
