@@ -6,6 +6,7 @@ import type { Sql } from './db/sql.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter } from './http/docs.js';
+import { edge } from './http/edge.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
 import { requestContext } from './http/request-context.js';
@@ -106,6 +107,8 @@ export function createApp(deps: AppDeps): express.Express {
     logInternalError(error, { method: req.method, path: req.url?.split('?')[0] });
 
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
+  // Every request is read once by the edge (method, target, header fields) before any route sees it.
+  app.use(edge());
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
     app.use(

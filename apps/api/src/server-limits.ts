@@ -1,8 +1,17 @@
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  maxHeaderSize,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '@petstore/schema';
 import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
+import { deferContinue, SERVER_METHODS } from './http/edge.js';
+import { sendError } from './http/send.js';
 
 /**
  * The HTTP server for `handler`, with the limits that keep slow or greedy clients from holding sockets:
@@ -24,35 +33,51 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits)
       headersTimeout: limits.headersTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-      // Node would answer a missing Host with a bare 400; the check below answers it with an Error body.
+      // Node would answer a missing Host with a bare 400; the edge (http/edge.ts) answers it with an Error body.
       requireHostHeader: false,
     },
-    (req, res) => {
-      if (req.headers.host === undefined && req.httpVersion === '1.1') {
-        const body = errorText(
-          new AppError('malformed_request', 'HTTP/1.1 requests must carry a Host header.'),
-        );
-        res.shouldKeepAlive = false;
-        res.writeHead(400, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-        return;
-      }
-      handler(req, res);
-    },
+    handler,
   );
   server.maxConnections = limits.maxConnections;
+  guardServer(server, handler);
+  return server;
+}
+
+/**
+ * The edge's part that lives on the server rather than in the request handler, for every listener we open
+ * (the API, the metrics server):
+ * - Node's parser refusals (not HTTP, oversized headers, a timeout) and an unknown `Expect` get an Error body;
+ * - no header field is dropped: Node keeps only the first 2,000 (`maxHeadersCount`); here it keeps them all
+ *   (the header size limit still bounds them) and the edge refuses more than MAX_HEADER_FIELDS with 431;
+ * - `Expect: 100-continue` is not answered by Node at once: `100 Continue` goes out only when the body is about
+ *   to be read, after the request was accepted (edge.ts deferContinue);
+ * - CONNECT, which Node answers by closing the connection without a word, is 405 with an Error body.
+ */
+export function guardServer(server: Server, handler: RequestListener): void {
+  server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
   server.on('checkExpectation', (_req, res) => {
     const error = new AppError(
       'expectation_failed',
       'Only the Expect value 100-continue is supported; send the request without this Expect header.',
     );
-    const body = errorText(error);
     res.shouldKeepAlive = false;
-    res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) });
-    res.end(body);
+    sendError(res, error);
   });
-  return server;
+  server.on('checkContinue', (req, res) => {
+    deferContinue(req, res);
+    handler(req, res);
+  });
+  server.on('connect', (_req, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    const error = new AppError(
+      'method_not_allowed',
+      `CONNECT is not served here (this is not a proxy); allowed: ${SERVER_METHODS}`,
+      { Allow: SERVER_METHODS },
+    );
+    if (socket.writable) socket.end(rawResponse(error));
+    else socket.destroy();
+  });
 }
 
 const CLIENT_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
@@ -62,7 +87,7 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
   ],
   HPE_HEADER_OVERFLOW: [
     'headers_too_large',
-    'The request line and headers are too large. Send shorter headers or a shorter URL.',
+    `The request line and headers are over the limit of ${maxHeaderSize / 1024} KiB. Send shorter headers or a shorter URL.`,
   ],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [
     'payload_too_large',
@@ -88,14 +113,9 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
     'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
   ];
   const error = new AppError(code, message);
-  const body = errorText(error);
   const answer = () => {
     if (!socket.writable) return socket.destroy();
-    socket.end(
-      `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? 'Bad Request'}\r\n` +
-        `Content-Type: ${JSON_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(rawResponse(error));
   };
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) answer();
@@ -107,13 +127,13 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
   else socket.destroy();
 }
 
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  413: 'Payload Too Large',
-  431: 'Request Header Fields Too Large',
-};
-
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-const errorText = (error: AppError): string => JSON.stringify(error.toBody());
+/** A whole HTTP/1.1 error response, written on a socket that no ServerResponse serves; the connection closes. */
+function rawResponse(error: AppError): string {
+  const body = JSON.stringify(error.toBody());
+  let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
+  for (const name in error.headers) head += `${name}: ${error.headers[name]}\r\n`;
+  return (
+    `${head}Content-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}

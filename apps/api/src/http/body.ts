@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parseJson, REQUEST_BODY_LIMIT_BYTES } from '@petstore/schema';
 import { AppError } from '../errors.js';
+import { sendContinue } from './edge.js';
 
 // Request bodies, read the same way for REST and tRPC: the same media types, the same size limit, the same
 // UTF-8 and JSON rules, the same int64-exact numbers. One reader, so the transports cannot disagree.
@@ -28,6 +29,9 @@ function readRaw(req: IncomingMessage): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > REQUEST_BODY_LIMIT_BYTES)
     return Promise.reject(tooLarge());
+  // Everything that could refuse the request before its body has passed: a client waiting on
+  // `Expect: 100-continue` may send it now (and never earlier, see edge.ts deferContinue).
+  sendContinue(req);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -80,6 +80,14 @@ export function decodePetCursor(text: string, status: PetStatus | undefined): Pe
   if (cursorStatus !== undefined && !cursorStatus.success)
     throw invalid('is not a cursor given by this service');
   const madeFor = cursorStatus?.data;
+  // One canonical form: the token must be exactly what encodePetCursor writes for what it decodes to. Base64url
+  // has unused bits (and JSON other spellings, key orders, repeated keys) that would give one position many
+  // tokens, each accepted as the original; a token that does not re-encode to the same bytes is refused.
+  if (encodePetCursor({ after: BigInt(after), status: madeFor }) !== text) {
+    throw invalid(
+      'is not in the form this service writes it (copy it whole from a Link header or nextCursor)',
+    );
+  }
   if (madeFor !== status) {
     throw invalid(
       `was made for ${madeFor === undefined ? 'no status filter' : `status=${madeFor}`}, not for ` +

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import {
   deprecationHeaders,
-  type ErrorCode,
   type OperationContract,
   operations,
   TRPC_MAX_BATCH_SIZE,
@@ -13,6 +12,7 @@ import type { RequestHandler } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf, type Caller } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
+import { queryOf } from '../http/edge.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import { labelResponse, TRPC_UNKNOWN_LABEL, trpcLabel } from '../observability/operation-label.js';
 import type { AppRouter } from './router.js';
@@ -26,38 +26,6 @@ const DEPRECATED = new Map(
     .filter((op): op is OperationContract & { deprecated: object } => op.deprecated !== undefined)
     .map((op) => [trpcPath(op), deprecationHeaders(op) ?? {}]),
 );
-
-/** The raw text of one query parameter, strictly percent-decoded (invalid UTF-8 is refused, not replaced). */
-function queryParameter(search: string, name: string): string | undefined {
-  let found: string | undefined;
-  for (const pair of search.split('&')) {
-    const equals = pair.indexOf('=');
-    const key = decodeQueryComponent(
-      equals === -1 ? pair : pair.slice(0, equals),
-      'a query parameter name',
-      'validation_failed',
-    );
-    if (key !== name) continue;
-    // Given twice, one reader would take the first and another the last: refused, never picked silently.
-    if (found !== undefined)
-      throw new AppError('validation_failed', `query parameter "${name}" must be given at most once`);
-    found = decodeQueryComponent(
-      equals === -1 ? '' : pair.slice(equals + 1),
-      `query parameter "${name}"`,
-      'malformed_json',
-    );
-  }
-  return found;
-}
-
-function decodeQueryComponent(text: string, what: string, code: ErrorCode): string {
-  if (!text.includes('%') && !text.includes('+')) return text;
-  try {
-    return decodeURIComponent(text.replaceAll('+', ' '));
-  } catch {
-    throw new AppError(code, `${what} is not valid percent-encoded UTF-8`);
-  }
-}
 
 export interface TrpcHttpDeps {
   /** Serve plain JSON calls without tRPC's fetch adapter (default true; false in the test that compares both). */
@@ -126,7 +94,6 @@ export function trpcMiddleware(
     const queryStart = url.indexOf('?');
     const rawPath = url.slice(1, queryStart === -1 ? undefined : queryStart);
     let path = rawPath;
-    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
     let batch = false;
     let procedures = [path];
     let inputText: string | undefined;
@@ -136,7 +103,7 @@ export function trpcMiddleware(
       } catch {
         throw new AppError('route_not_found', 'no such procedure');
       }
-      batch = queryParameter(search, 'batch') === '1';
+      batch = queryOf(req).batch === '1';
       procedures = path.split(',');
       labelResponse(res, batch || procedures.length === 1 ? trpcLabel(procedures) : TRPC_UNKNOWN_LABEL);
       const caller = await guard(authorizationOf(req), {
@@ -178,7 +145,7 @@ export function trpcMiddleware(
         req.headers['content-type'] = 'application/json';
         inputText = body.text;
       } else {
-        inputText = queryParameter(search, 'input');
+        inputText = queryOf(req).input;
         if (inputText !== undefined)
           checkTrpcInputs(parseJsonText(inputText, 'query parameter "input"'), batch, procedures.length);
       }

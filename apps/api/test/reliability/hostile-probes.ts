@@ -21,7 +21,8 @@ export type Defect =
   | 'plain tRPC input'
   | 'name length'
   | 'duplicate keys'
-  | 'ambiguous requests';
+  | 'ambiguous requests'
+  | 'edge';
 
 export interface Expectation {
   status: number;
@@ -1075,6 +1076,104 @@ export function hostileProbes(host: string, apiKey: string): Probe[] {
       extraHeaders: [['Content-Encoding', 'gzip']],
     },
   );
+
+  // 13. The edge (src/http/edge.ts): every request read once, before REST or tRPC. Ambiguous messages are a 400
+  // (never a guess), no limit silently cuts input, 100 Continue only for an acceptable request, every method and
+  // target form answered with an Error body.
+  const malformedRequest: Expectation = { status: 400, code: 'malformed_request' };
+  rest(
+    'edge',
+    'REST 1,000 empty query pairs before status=pending (nothing dropped)',
+    'GET',
+    `/v1/pets?${'&'.repeat(1_000)}status=pending&limit=100`,
+    { status: 200 },
+    undefined,
+    { success: { kind: 'pets' } },
+  );
+  rest(
+    'edge',
+    'REST 101 query parameters',
+    'GET',
+    `/v1/pets?${Array.from({ length: 101 }, (_, i) => `x${i}=1`).join('&')}`,
+    invalid,
+  );
+  rest('edge', 'REST limit and %6cimit', 'GET', '/v1/pets?limit=1&%6cimit=2', invalid);
+  rest(
+    'edge',
+    'REST createPet with two Idempotency-Key headers',
+    'POST',
+    '/v1/pets',
+    malformedRequest,
+    '{"name":"two keys","categoryId":1}',
+    {
+      extraHeaders: [
+        ['Idempotency-Key', 'k1'],
+        ['Idempotency-Key', 'k2'],
+      ],
+    },
+  );
+  rest('edge', 'REST two Host headers', 'GET', '/v1/pets', malformedRequest, undefined, {
+    extraHeaders: [['Host', 'other.example']],
+  });
+  rest('edge', 'REST two X-Request-Id headers', 'GET', '/v1/pets', malformedRequest, undefined, {
+    extraHeaders: [
+      ['X-Request-Id', 'a'],
+      ['X-Request-Id', 'b'],
+    ],
+  });
+  rest('edge', 'REST absolute-form target', 'GET', `http://${host}/v1/pets`, malformedRequest);
+  // Refused by the edge before tRPC: the answer is the Error body, as on REST.
+  rest(
+    'edge',
+    'tRPC absolute-form target',
+    'GET',
+    `http://${host}/v1/trpc/pets.list?input=${encodeURIComponent('{"json":{}}')}`,
+    malformedRequest,
+  );
+  rest('edge', 'REST GET with a body', 'GET', '/v1/pets', malformedRequest, '{"limit":1}');
+  rest(
+    'edge',
+    'REST 101 header fields',
+    'GET',
+    '/v1/pets',
+    { status: 431, code: 'headers_too_large' },
+    undefined,
+    { extraHeaders: Array.from({ length: 99 }, (_, i): [string, string] => [`X-Extra-${i}`, 'x']) },
+  );
+  rest(
+    'edge',
+    'REST Expect: 100-continue, foo',
+    'POST',
+    '/v1/pets',
+    { status: 417, code: 'expectation_failed' },
+    '{"name":"expect","categoryId":1}',
+    { extraHeaders: [['Expect', '100-continue, foo']] },
+  );
+  const chunkedBody = '{"name":"te","categoryId":1}';
+  add({
+    name: 'REST Transfer-Encoding: gzip, chunked with a plain body',
+    defect: 'edge',
+    transport: 'rest',
+    request: {
+      method: 'POST',
+      target: '/v1/pets',
+      headers: [
+        ['Host', host],
+        ['Authorization', `Bearer ${apiKey}`],
+        ['Content-Type', 'application/json'],
+        ['Transfer-Encoding', 'gzip, chunked'],
+      ],
+      body: Buffer.from(`${chunkedBody.length.toString(16)}\r\n${chunkedBody}\r\n0\r\n\r\n`),
+    },
+    expect: unsupported,
+  });
+  add({
+    name: 'CONNECT (Node closed the connection without an answer)',
+    defect: 'edge',
+    transport: 'rest',
+    request: { method: 'CONNECT', target: `${host}`, headers: [['Host', host]] },
+    expect: { status: 405, code: 'method_not_allowed', byNodeParser: true },
+  });
 
   return probes;
 }

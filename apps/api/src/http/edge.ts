@@ -1,0 +1,260 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorCode } from '@petstore/schema';
+import type { RequestHandler } from 'express';
+import { AppError } from '../errors.js';
+import { sendError } from './send.js';
+
+// The edge: every request is read here once, before REST or tRPC sees it, on every listener we open (the API
+// and the metrics server). Its rules (docs/interface-decisions.md, "The edge"):
+// - a message that two readers could take two ways is refused with 400, never resolved by a guess (RFC 9110,
+//   RFC 9112): a repeated singleton header field, a transfer coding other than `chunked` alone, a target that is
+//   not a path, a Host that is no host, content on a GET;
+// - nothing is truncated or dropped: a limit exceeded is a 4xx that names the limit;
+// - the query is read by one strict reader (`queryOf`), for both transports, after the caller is admitted.
+// The checks are one pass over `rawHeaders` (Node's `headers` merges or drops repeats) and a regular
+// expression over the target: no allocation beyond a lower-cased header name.
+
+/** Header fields a request may carry at most; Node would keep 2,000 and drop the rest without a word. */
+export const MAX_HEADER_FIELDS = 100;
+/** Query parameters a request may carry at most (empty `&&` segments are not parameters). */
+export const MAX_QUERY_PARAMETERS = 100;
+/** The methods some route of the API serves; `OPTIONS *` lists them. */
+export const SERVER_METHODS = 'GET, HEAD, POST, OPTIONS';
+
+/**
+ * Fields that mean one value: given twice, Node keeps the first (Host, Content-Type, ...) or joins them with
+ * ", " (Idempotency-Key, X-Request-Id, ...), and a proxy may read the last. Authorization is not here: two
+ * credentials are refused by the key check with 401, as before (auth.ts authorizationOf).
+ */
+const SINGLETON_FIELDS = [
+  'Host',
+  'Content-Length',
+  'Content-Type',
+  'Content-Encoding',
+  'Transfer-Encoding',
+  'Expect',
+  'Idempotency-Key',
+  'X-Request-Id',
+  'trpc-accept',
+  'Last-Event-ID',
+  'Origin',
+  'Access-Control-Request-Method',
+  'traceparent',
+] as const;
+const SINGLETON_BITS = new Map(SINGLETON_FIELDS.map((name, index) => [name.toLowerCase(), 1 << index]));
+const SINGLETON_LENGTHS = new Set(SINGLETON_FIELDS.map((name) => name.length));
+
+/**
+ * An origin-form target (RFC 9112 section 3.2.1): a path and an optional query, printable ASCII only. A `#`
+ * (a fragment is never sent) or a raw byte over 0x7E (which Node reads as Latin-1, so a raw `é` would become
+ * `Ã©`) is refused rather than guessed at.
+ */
+const TARGET_CHARS = /^\/[\x21\x22\x24-\x7e]*$/;
+/** `uri-host [ ":" port ]` (RFC 9110 section 7.2), or empty (RFC 9112 section 3.2). */
+const HOST_FIELD = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]{0,5})?$/;
+
+const malformed = (message: string) => new AppError('malformed_request', message, { Connection: 'close' });
+
+/**
+ * The edge's verdict on a request's method, target and header fields: an AppError to answer with (the
+ * connection is then closed: the message could not be read with confidence), or undefined. `OPTIONS *` passes
+ * (the caller answers it); the query is not read here (see queryOf).
+ */
+export function checkMessage(req: IncomingMessage): AppError | undefined {
+  if (req.httpVersionMajor !== 1) {
+    return malformed('Only HTTP/1.0 and HTTP/1.1 requests are served.');
+  }
+  const url = req.url ?? '';
+  if (!TARGET_CHARS.test(url) && !(url === '*' && req.method === 'OPTIONS')) {
+    return malformed(
+      url.charCodeAt(0) === 47
+        ? 'The request target must be printable ASCII without "#": percent-encode other characters.'
+        : 'The request target must be a path (origin-form, "/v1/..."): absolute-form ("http://host/..."), ' +
+            'authority-form ("host:port") and "*" (except in OPTIONS *) are not accepted.',
+    );
+  }
+  const raw = req.rawHeaders;
+  if (raw.length > 2 * MAX_HEADER_FIELDS) {
+    return new AppError(
+      'headers_too_large',
+      `The request carries ${raw.length / 2} header fields; at most ${MAX_HEADER_FIELDS} are accepted.`,
+      { Connection: 'close' },
+    );
+  }
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (!SINGLETON_LENGTHS.has(name.length)) continue;
+    const bit = SINGLETON_BITS.get(name.toLowerCase());
+    if (bit === undefined) continue;
+    if ((seen & bit) !== 0) {
+      return malformed(
+        `The header field ${SINGLETON_FIELDS[Math.log2(bit)]} is given more than once; send it exactly once.`,
+      );
+    }
+    seen |= bit;
+  }
+  const headers = req.headers;
+  const host = headers.host;
+  if (host === undefined ? req.httpVersionMinor === 1 : !HOST_FIELD.test(host)) {
+    return malformed(
+      host === undefined
+        ? 'HTTP/1.1 requests must carry a Host header.'
+        : 'The Host header is not a host[:port].',
+    );
+  }
+  // Node takes any value that contains the token (`100-continue, foo`) as 100-continue: only the exact
+  // expectation is one we meet (RFC 9110 section 10.1.1); others are 417, as Node's own check answers them.
+  const expectation = headers.expect;
+  if (expectation !== undefined && !/^[ \t]*100-continue[ \t]*$/i.test(expectation)) {
+    return new AppError(
+      'expectation_failed',
+      'Only the Expect value 100-continue is supported; send the request without this Expect header.',
+      { Connection: 'close' },
+    );
+  }
+  const coding = headers['transfer-encoding'];
+  if (coding !== undefined && !/^[ \t]*chunked[ \t]*$/i.test(coding)) {
+    return new AppError(
+      'unsupported_media_type',
+      `Transfer-Encoding ${JSON.stringify(coding.slice(0, 100))} is not supported: send the body with ` +
+        'Content-Length, or with Transfer-Encoding: chunked alone.',
+      { Connection: 'close' },
+    );
+  }
+  if (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    (coding !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))
+  ) {
+    return malformed(`A ${req.method} request carries no body; send it without one.`);
+  }
+  return undefined;
+}
+
+/**
+ * The edge on the API, mounted first after the request context (so its answers carry X-Request-Id and are
+ * logged): a request the edge refuses is answered here and goes no further; `OPTIONS *` is 204 with the
+ * methods the server serves.
+ */
+export function edge(): RequestHandler {
+  return (req, res, next) => {
+    const error = checkMessage(req);
+    if (error !== undefined) return refuse(res, error);
+    if (req.url === '*') {
+      res.setHeader('Allow', SERVER_METHODS);
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+    next();
+  };
+}
+
+/** Answers a request the edge refused, and closes the connection after the answer. */
+export function refuse(res: ServerResponse, error: AppError): void {
+  res.shouldKeepAlive = false;
+  sendError(res, error);
+}
+
+// The query ----------------------------------------------------------------------------------------------
+
+/** A request's query parameters, each given once, names and values percent-decoded (UTF-8, `+` is a space). */
+export type QueryParameters = Readonly<Record<string, string>>;
+
+const QUERY = Symbol('petstore.query');
+type WithQuery = IncomingMessage & { [QUERY]?: QueryParameters };
+const NO_PARAMETERS: QueryParameters = Object.freeze(Object.create(null));
+
+/**
+ * The request's query, read once by `readQuery` (cached on the request). Called by a route after the caller
+ * is admitted, so that a request without a key is 401 whatever its query says.
+ */
+export function queryOf(req: IncomingMessage): QueryParameters {
+  const cached = (req as WithQuery)[QUERY];
+  if (cached !== undefined) return cached;
+  const url = req.url ?? '';
+  const start = url.indexOf('?');
+  const query = start === -1 ? NO_PARAMETERS : readQuery(url.slice(start + 1));
+  (req as WithQuery)[QUERY] = query;
+  return query;
+}
+
+/**
+ * The one strict query reader: `name=value` pairs split on `&`, empty segments (`&&`, a lone `?`) skipped as
+ * WHATWG URL does, a pair without `=` has the value "". Never truncated: more than MAX_QUERY_PARAMETERS pairs is
+ * a 400 naming the limit (node:querystring kept the first 1,000 and dropped the rest). A name given twice
+ * (also spelled `%6Cimit`) is a 400: every parameter we read is single, and two readers would pick different
+ * ones. Invalid percent-encoding or UTF-8 is a 400 (`malformed_json` for tRPC's `input`, which is JSON text).
+ */
+export function readQuery(search: string): QueryParameters {
+  const query: Record<string, string> = Object.create(null);
+  let count = 0;
+  let start = 0;
+  const length = search.length;
+  while (start <= length) {
+    let end = search.indexOf('&', start);
+    if (end === -1) end = length;
+    if (end > start) {
+      if (++count > MAX_QUERY_PARAMETERS) {
+        throw new AppError(
+          'validation_failed',
+          `the query carries more than ${MAX_QUERY_PARAMETERS} parameters; at most ${MAX_QUERY_PARAMETERS} are accepted`,
+        );
+      }
+      const equals = search.indexOf('=', start);
+      const nameEnd = equals === -1 || equals > end ? end : equals;
+      const name = decodeComponent(
+        search.slice(start, nameEnd),
+        'a query parameter name',
+        'validation_failed',
+      );
+      if (name in query) {
+        throw new AppError('validation_failed', `${name.slice(0, 100)}: must be given at most once`);
+      }
+      query[name] = decodeComponent(
+        nameEnd === end ? '' : search.slice(nameEnd + 1, end),
+        `query parameter ${JSON.stringify(name.slice(0, 100))}`,
+        name === 'input' ? 'malformed_json' : 'validation_failed',
+      );
+    }
+    start = end + 1;
+  }
+  return query;
+}
+
+function decodeComponent(text: string, what: string, code: ErrorCode): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw new AppError(code, `${what} is not valid percent-encoded UTF-8`);
+  }
+}
+
+// 100 Continue -------------------------------------------------------------------------------------------
+
+const CONTINUE = Symbol('petstore.continue');
+type WithContinue = IncomingMessage & {
+  [CONTINUE]?: { res: ServerResponse; keepAlive: boolean } | undefined;
+};
+
+/**
+ * A request with `Expect: 100-continue` (the server's checkContinue): `100 Continue` is not sent yet, only when
+ * the body is about to be read (`sendContinue`), that is after the edge, the key check, the route, the media type
+ * and the declared length accepted the request. Until then the connection is marked to close, since a refused
+ * request's body may still arrive.
+ */
+export function deferContinue(req: IncomingMessage, res: ServerResponse): void {
+  (req as WithContinue)[CONTINUE] = { res, keepAlive: res.shouldKeepAlive };
+  res.shouldKeepAlive = false;
+}
+
+/** Sends the deferred `100 Continue`, if any: the body reader calls it right before it reads. */
+export function sendContinue(req: IncomingMessage): void {
+  const pending = (req as WithContinue)[CONTINUE];
+  if (pending === undefined) return;
+  (req as WithContinue)[CONTINUE] = undefined;
+  if (pending.res.headersSent) return;
+  pending.res.shouldKeepAlive = pending.keepAlive;
+  pending.res.writeContinue();
+}

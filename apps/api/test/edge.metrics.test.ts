@@ -1,0 +1,67 @@
+// Every listener we open answers every request with the documented status and an Error body: the metrics
+// server too (it answered text/plain 404, and Node closed CONNECT without a word).
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetrics, serveMetrics } from '../src/observability/metrics.js';
+import { type RawResponse, sendRaw } from './reliability/raw-http.js';
+
+let server: Server;
+let port: number;
+
+beforeAll(async () => {
+  server = await serveMetrics(createMetrics({}), 0, '127.0.0.1');
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+async function send(method: string, target: string, headers: [string, string][] = [['Host', 'm']]) {
+  const outcome = await sendRaw('127.0.0.1', port, { method, target, headers }, 5_000);
+  if (outcome.kind !== 'response') throw new Error(`no response: ${JSON.stringify(outcome)}`);
+  return outcome.response;
+}
+
+function expectError(response: RawResponse, status: number, code: string): void {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')?.[0]).toMatch(/^application\/json/);
+  expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ code, status });
+}
+
+describe('the metrics listener', () => {
+  it('serves GET /metrics', async () => {
+    const response = await send('GET', '/metrics');
+    expect(response.status).toBe(200);
+    expect(response.body.toString()).toMatch(/petstore_http_requests_total|# HELP/);
+  });
+
+  it('an unknown path is 404 route_not_found', async () => {
+    expectError(await send('GET', '/nope'), 404, 'route_not_found');
+  });
+
+  it.each(['POST', 'DELETE', 'TRACE', 'PUT'])('%s /metrics is 405 with Allow', async (method) => {
+    const response = await send(method, '/metrics');
+    expectError(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD']);
+  });
+
+  it('CONNECT is 405 with an Error body', async () => {
+    expectError(await send('CONNECT', '127.0.0.1:9', [['Host', '127.0.0.1:9']]), 405, 'method_not_allowed');
+  });
+
+  it('the edge rules apply: absolute-form, repeated Host, a missing Host, a query', async () => {
+    expectError(await send('GET', 'http://m/metrics'), 400, 'malformed_request');
+    expectError(
+      await send('GET', '/metrics', [
+        ['Host', 'm'],
+        ['Host', 'n'],
+      ]),
+      400,
+      'malformed_request',
+    );
+    expectError(await send('GET', '/metrics', []), 400, 'malformed_request');
+    expectError(await send('GET', '/metrics?x=1'), 400, 'validation_failed');
+  });
+});

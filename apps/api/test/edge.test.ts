@@ -1,0 +1,295 @@
+// The edge's rules (src/http/edge.ts, docs/interface-decisions.md "The edge"), one case per rule, over raw
+// sockets against the API as production serves it. Each of these cases was seen failing before its rule.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RawRequest, type RawResponse, sendRaw } from './reliability/raw-http.js';
+import { type EdgeServer, startEdgeServer } from './support/edge-server.js';
+import { TEST_API_KEY } from './support/test-server.js';
+
+let server: EdgeServer;
+const auth: [string, string] = ['Authorization', `Bearer ${TEST_API_KEY}`];
+const host: [string, string] = ['Host', '127.0.0.1'];
+const json: [string, string] = ['Content-Type', 'application/json'];
+
+beforeAll(async () => {
+  server = await startEdgeServer();
+  for (const [name, status] of [
+    ['p1', 'pending'],
+    ['a1', 'available'],
+    ['s1', 'sold'],
+    ['p2', 'pending'],
+  ]) {
+    const created = await send(
+      'POST',
+      '/v1/pets',
+      [host, auth, json],
+      `{"name":"${name}","categoryId":1,"status":"${status}"}`,
+    );
+    expect(created.status).toBe(201);
+  }
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function send(
+  method: string,
+  target: string,
+  headers: [string, string][],
+  body?: string,
+): Promise<RawResponse> {
+  const request: RawRequest = { method, target, headers: [...headers] };
+  if (body !== undefined) {
+    request.body = Buffer.from(body);
+    if (!headers.some(([name]) => /^(content-length|transfer-encoding)$/i.test(name)))
+      request.headers.push(['Content-Length', String(request.body.length)]);
+  }
+  const outcome = await sendRaw('127.0.0.1', server.port, request, 5_000);
+  if (outcome.kind !== 'response') throw new Error(`no response: ${JSON.stringify(outcome)}`);
+  return outcome.response;
+}
+
+function expectError(response: RawResponse, status: number, code: string, message?: RegExp): void {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')?.[0]).toMatch(/^application\/json/);
+  const body = JSON.parse(response.body.toString('utf8'));
+  expect(body).toMatchObject({ code, status });
+  if (message !== undefined) expect(body.message).toMatch(message);
+}
+
+const names = (response: RawResponse) =>
+  (JSON.parse(response.body.toString('utf8')) as { name: string; status?: string }[]).map((pet) => pet.name);
+
+describe('the query is read strictly, never cut', () => {
+  it('1,000 empty pairs before status=pending still filter by status (no pair is dropped)', async () => {
+    const target = `/v1/pets?${'&'.repeat(1_000)}status=pending&limit=100`;
+    const response = await send('GET', target, [host, auth]);
+    expect(response.status).toBe(200);
+    expect(names(response)).toEqual(['p1', 'p2']);
+  });
+
+  it('more than 100 parameters is a 400 that names the limit, on REST and tRPC', async () => {
+    const many = Array.from({ length: 101 }, (_, i) => `x${i}=1`).join('&');
+    expectError(await send('GET', `/v1/pets?${many}`, [host, auth]), 400, 'validation_failed', /at most 100/);
+    const trpc = await send('GET', `/v1/trpc/pets.list?${many}&input=%7B%22json%22%3A%7B%7D%7D`, [
+      host,
+      auth,
+    ]);
+    expect(trpc.status).toBe(400);
+    expect(trpc.body.toString()).toMatch(/at most 100/);
+  });
+
+  it('a parameter given twice, also spelled with percent-encoding, is a 400', async () => {
+    expectError(
+      await send('GET', '/v1/pets?limit=1&%6cimit=2', [host, auth]),
+      400,
+      'validation_failed',
+      /at most once/,
+    );
+    expectError(
+      await send('GET', '/v1/pets?status=sold&status=pending', [host, auth]),
+      400,
+      'validation_failed',
+    );
+  });
+
+  it('an operation that takes no query refuses one; empty segments are no parameters', async () => {
+    expectError(await send('GET', '/v1/pets/1?x', [host, auth]), 400, 'validation_failed', /unknown query/);
+    expect((await send('GET', '/v1/pets/1?&&', [host, auth])).status).toBe(200);
+  });
+});
+
+describe('an ambiguous message is refused with 400, never resolved by a guess', () => {
+  it('two Idempotency-Key headers are refused, and nothing is stored', async () => {
+    const before = names(await send('GET', '/v1/pets?limit=100', [host, auth])).length;
+    const response = await send(
+      'POST',
+      '/v1/pets',
+      [host, auth, json, ['Idempotency-Key', 'k1'], ['Idempotency-Key', 'k2']],
+      '{"name":"two keys","categoryId":1}',
+    );
+    expectError(response, 400, 'malformed_request', /Idempotency-Key/);
+    expect(names(await send('GET', '/v1/pets?limit=100', [host, auth])).length).toBe(before);
+  });
+
+  it.each([
+    ['Host', [host, ['Host', 'other.example']]],
+    ['Content-Type', [host, json, ['content-type', 'text/plain']]],
+    ['X-Request-Id', [host, ['X-Request-Id', 'a'], ['X-Request-Id', 'b']]],
+    ['trpc-accept', [host, ['trpc-accept', 'application/jsonl'], ['trpc-accept', 'application/jsonl']]],
+  ] as [string, [string, string][]][])('a repeated %s is refused', async (name, headers) => {
+    expectError(
+      await send('GET', '/v1/pets', [...headers, auth]),
+      400,
+      'malformed_request',
+      new RegExp(name, 'i'),
+    );
+  });
+
+  it('a key repeated inside the superjson envelope (json or meta) is 400 malformed_json, in a GET and a POST', async () => {
+    for (const envelope of [
+      '{"json":{"limit":1,"limit":2}}',
+      '{"json":{},"meta":{"values":{},"values":{}}}',
+      '{"json":{},"json":{"limit":1}}',
+    ]) {
+      const get = await send('GET', `/v1/trpc/pets.list?input=${encodeURIComponent(envelope)}`, [host, auth]);
+      expect(get.status).toBe(400);
+      expect(get.body.toString()).toMatch(/malformed_json/);
+    }
+    const post = await send(
+      'POST',
+      '/v1/trpc/pets.create',
+      [host, auth, json],
+      '{"json":{"name":"a","categoryId":"1","name":"b"},"meta":{"values":{"categoryId":["bigint"]}}}',
+    );
+    expect(post.status).toBe(400);
+    expect(post.body.toString()).toMatch(/malformed_json/);
+  });
+
+  it('a Host that is not host[:port] is refused', async () => {
+    expectError(await send('GET', '/v1/pets', [['Host', 'a/b'], auth]), 400, 'malformed_request', /Host/);
+  });
+
+  // (`chunked, identity` never gets here: Node's parser refuses chunked that is not last, 400 malformed_request.)
+  it.each(['gzip, chunked', 'gzip', 'identity', 'x-custom'])(
+    'Transfer-Encoding %s is 415, never read as plain JSON',
+    async (coding) => {
+      const body = '{"name":"te","categoryId":1}';
+      const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+      const response = await send(
+        'POST',
+        '/v1/pets',
+        [host, auth, json, ['Transfer-Encoding', coding]],
+        chunked,
+      );
+      expectError(response, 415, 'unsupported_media_type', /Transfer-Encoding/);
+    },
+  );
+
+  it('Transfer-Encoding: chunked alone is read', async () => {
+    const body = '{"name":"chunked","categoryId":1}';
+    const response = await send(
+      'POST',
+      '/v1/pets',
+      [host, auth, json, ['Transfer-Encoding', 'chunked']],
+      `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    expect(response.status).toBe(201);
+  });
+
+  it('a GET with a body is refused (its body would be ignored)', async () => {
+    expectError(
+      await send('GET', '/v1/pets', [host, auth, json], '{"limit":1}'),
+      400,
+      'malformed_request',
+      /no body/,
+    );
+  });
+
+  it('more than 100 header fields is 431 naming the limit', async () => {
+    const extra = Array.from({ length: 100 }, (_, i): [string, string] => [`X-Extra-${i}`, 'x']);
+    expectError(
+      await send('GET', '/v1/pets', [host, auth, ...extra]),
+      431,
+      'headers_too_large',
+      /at most 100/,
+    );
+  });
+
+  it('HTTP/1.1 without Host is 400 with an Error body', async () => {
+    expectError(await send('GET', '/v1/pets', [auth]), 400, 'malformed_request', /Host/);
+  });
+});
+
+describe('the request target is a path, on both transports', () => {
+  it.each([
+    ['REST', 'http://127.0.0.1/v1/pets'],
+    ['tRPC', 'http://127.0.0.1/v1/trpc/pets.list'],
+  ])('absolute-form is 400 on %s', async (_, target) => {
+    expectError(await send('GET', target, [host, auth]), 400, 'malformed_request', /origin-form/);
+  });
+
+  it('a fragment or a raw non-ASCII byte in the target is 400', async () => {
+    expectError(await send('GET', '/v1/pets#x', [host, auth]), 400, 'malformed_request', /#/);
+    expectError(await send('GET', '/v1/pets?status=\u00e9', [host, auth]), 400, 'malformed_request');
+  });
+
+  it('OPTIONS * lists the methods the server serves', async () => {
+    const response = await send('OPTIONS', '*', [host]);
+    expect(response.status).toBe(204);
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST, OPTIONS']);
+  });
+
+  it('CONNECT is 405 with an Error body (Node closed the connection without a word)', async () => {
+    const response = await send('CONNECT', '127.0.0.1:443', [['Host', '127.0.0.1:443']]);
+    expectError(response, 405, 'method_not_allowed', /CONNECT/);
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST, OPTIONS']);
+  });
+
+  it('TRACE is 405 with Allow on a path that exists', async () => {
+    const response = await send('TRACE', '/v1/pets', [host, auth]);
+    expectError(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST']);
+  });
+});
+
+/** Sends the head of a request, waits, and reports what came back before any body was sent. */
+async function expectContinue(head: string, body: string): Promise<{ early: string; all: string }> {
+  const socket = connect(server.port, '127.0.0.1');
+  socket.on('error', () => {});
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+  });
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  try {
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(head);
+    // Either an interim 100 or a final answer comes back without the body.
+    const deadline = Date.now() + 5_000;
+    while (received === '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    const early = received;
+    if (early.startsWith('HTTP/1.1 100')) socket.end(body);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    return { early, all: received };
+  } finally {
+    socket.destroy();
+  }
+}
+
+describe('100 Continue only once the request could be accepted', () => {
+  const head = (headers: string) =>
+    `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n${headers}Connection: close\r\n\r\n`;
+
+  it('a declared 10 MB body gets the 413 and never 100 Continue', async () => {
+    const { early } = await expectContinue(
+      head(`Authorization: Bearer ${TEST_API_KEY}\r\nContent-Length: 10485760\r\n`),
+      '',
+    );
+    expect(early).toMatch(/^HTTP\/1\.1 413 /);
+    expect(early).not.toMatch(/100 Continue/);
+  });
+
+  it('a missing key gets the 401 and never 100 Continue', async () => {
+    const { early } = await expectContinue(head('Content-Length: 30\r\n'), '');
+    expect(early).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it('an Expect that merely contains 100-continue is 417, never 100 Continue (found by the fuzzer)', async () => {
+    const { early } = await expectContinue(
+      head(`Authorization: Bearer ${TEST_API_KEY}\r\n`).replace('100-continue', '100-continue, foo'),
+      '',
+    );
+    expect(early).toMatch(/^HTTP\/1\.1 417 /);
+  });
+
+  it('an acceptable request gets 100 Continue, then its answer', async () => {
+    const body = '{"name":"expected","categoryId":1}';
+    const { early, all } = await expectContinue(
+      head(`Authorization: Bearer ${TEST_API_KEY}\r\nContent-Length: ${body.length}\r\n`),
+      body,
+    );
+    expect(early).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+    expect(all).toMatch(/HTTP\/1\.1 201 /);
+  });
+});
