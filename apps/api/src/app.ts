@@ -21,7 +21,7 @@ import type { RequestTracer } from './observability/request-tracer.js';
 import type { OperationHandlers } from './operations.js';
 import { PET_BODY_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
-import { createAppRouter, fastProcedures } from './trpc/router.js';
+import { createAppRouter } from './trpc/router.js';
 import { trpcMiddleware } from './trpc/trpc.express.js';
 
 export interface AppDeps {
@@ -140,7 +140,7 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.use(
     `${API_BASE_PATH}${TRPC_ENDPOINT}`,
-    trpcMiddleware(createAppRouter(handlers), fastProcedures(handlers), {
+    trpcMiddleware(createAppRouter(handlers), {
       fastPath: deps.trpcFastPath ?? true,
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),

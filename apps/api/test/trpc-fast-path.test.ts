@@ -73,6 +73,37 @@ const REQUESTS: [string, string, string?][] = [
   ['GET', `/trpc/pets.page?input=${input({ cursor: 'not.ours' })}`],
   ['GET', `/trpc/pets.page,pets.list?batch=1&input=${batchInput([{ limit: 2 }, { limit: 1 }])}`],
   ['GET', `/trpc/pets.list,pets.list?batch=1&input=${encodeURIComponent('{"1":{"json":{"limit":2}}}')}`],
+  // Without batch=1 the whole path is one (unknown) name, commas and all: 404, nothing stored, nothing run.
+  [
+    'POST',
+    '/trpc/pets.create,pets.create,pets.create',
+    JSON.stringify(superjson.serialize({ name: 'Thrice', categoryId: 1 })),
+  ],
+  ['GET', `/trpc/${Array.from({ length: 1500 }, () => 'pets.list').join(',')}`],
+  ['GET', '/trpc/pets.list,pets.list?batch=0'],
+  ['GET', '/trpc/pets.list,pets.list?batch=true'],
+  ['GET', '/trpc/pets.list?input='],
+  ['GET', '/trpc/nested/pets.list'],
+  ['GET', '/trpc/pets.list%'],
+  // An annotation for a field the input lacks, and superjson's value copying: refused, never dropped or applied.
+  [
+    'GET',
+    `/trpc/pets.list?input=${encodeURIComponent('{"json":{},"meta":{"values":{"limit":["undefined"]}}}')}`,
+  ],
+  [
+    'POST',
+    '/trpc/pets.create',
+    '{"json":{"name":"sold","categoryId":1},"meta":{"referentialEqualities":{"name":["status"]}}}',
+  ],
+  // An int64 past 2^53 as a plain JSON number: exact, as on REST.
+  ['POST', '/trpc/pets.create', '{"json":{"name":"Big","categoryId":9007199254740993}}'],
+  ['GET', `/trpc/pets.get?input=${encodeURIComponent('{"json":{"petId":9007199254740993}}')}`],
+  [
+    'POST',
+    '/trpc/pets.create,pets.create?batch=1',
+    '{"0":{"json":{"name":"B0","categoryId":9223372036854775807}},"1":{"json":{"name":"B1","categoryId":9223372036854775808}}}',
+  ],
+  ['GET', '/trpc/pets.list'],
 ];
 
 describe('the tRPC fast path', () => {
@@ -106,5 +137,45 @@ describe('the tRPC fast path', () => {
       });
       expect(view(viaFast), `${method} ${path}`).toEqual(view(viaSlow));
     }
+  });
+
+  it('gives the verdicts of tRPC to the forms reviewers found, and reads int64 exactly', async () => {
+    const send = (path: string, method = 'GET', body?: string, headers: Record<string, string> = {}) =>
+      rawCall(fast.baseUrl, path, {
+        method,
+        headers: {
+          authorization: `Bearer ${TEST_API_KEY}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body,
+      });
+    const create = (text: string) => send('/trpc/pets.create', 'POST', text);
+    const before = JSON.parse((await send('/pets?limit=100')).text).length;
+    const thrice = await send(
+      '/trpc/pets.create,pets.create,pets.create',
+      'POST',
+      JSON.stringify(superjson.serialize({ name: 'Thrice', categoryId: 1 })),
+    );
+    expect(thrice.status).toBe(404);
+    expect(JSON.parse((await send('/pets?limit=100')).text).length).toBe(before);
+    expect((await send(`/trpc/${Array(1500).fill('pets.list').join(',')}`)).status).toBe(404);
+    const big = await create('{"json":{"name":"Big","categoryId":9007199254740993}}');
+    expect(big.status).toBe(200);
+    expect(superjson.deserialize<{ categoryId: bigint }>(JSON.parse(big.text).result.data).categoryId).toBe(
+      9007199254740993n,
+    );
+    expect(
+      (await create('{"json":{"name":"x","categoryId":1},"meta":{"values":{"nope":["undefined"]}}}')).status,
+    ).toBe(400);
+    const copied = await create(
+      '{"json":{"name":"sold","categoryId":1},"meta":{"referentialEqualities":{"name":["status"]}}}',
+    );
+    expect(copied.status).toBe(400);
+    // A streamed call that is not a batch: tRPC's 400, as JSON a client can read.
+    const unbatched = await send('/trpc/pets.list', 'GET', undefined, { 'trpc-accept': 'application/jsonl' });
+    expect(unbatched.status).toBe(400);
+    expect(unbatched.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(JSON.parse(unbatched.text).error.json.data.error.code).toBe('validation_failed');
   });
 });

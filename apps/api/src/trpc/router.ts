@@ -1,15 +1,8 @@
-import {
-  type Contract,
-  type OperationId,
-  type OperationOutput,
-  operations,
-  trpcPath,
-} from '@petstore/schema';
+import { type Contract, type OperationId, type OperationOutput, operations } from '@petstore/schema';
 import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
 import type { z } from 'zod';
 import type { OperationContext, OperationHandlers } from '../operations.js';
 import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
-import type { FastProcedure } from './trpc-fast-path.js';
 
 // The tRPC router, built from the contract: each operation becomes `<router>.<procedure>` (pets.list, ...),
 // a query or a mutation as the contract says, with the contract's input and output schemas, over the same
@@ -37,14 +30,22 @@ export type AppRouterRecord = {
 };
 
 function buildRecord(handlers: OperationHandlers): AppRouterRecord {
-  const procedures = fastProcedures(handlers);
+  const call = handlers as unknown as Record<
+    OperationId,
+    (input: unknown, context: OperationContext) => Promise<unknown>
+  >;
   const record: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const { handle } = procedures.get(trpcPath(op)) as FastProcedure;
+    const handle = call[op.id as OperationId];
     // No `.output()`: like REST, tRPC sends what the service returns without validating it again (its type is
-    // the contract's already); validating 20 pets through zod cost a third of a tRPC list call.
+    // the contract's already); validating 20 pets through zod cost a third of a tRPC list call. No middleware
+    // either: domain errors are mapped here, in the resolver (trpc.ts toTrpcError). Anything added to a
+    // procedure sends its calls to tRPC's own handler (trpc-fast-path.ts plainProcedure).
     const built = procedure.input(op.input);
-    const resolve = ({ input, ctx }: { input: unknown; ctx: TrpcContext }) => handle(input, ctx);
+    const resolve = ({ input, ctx }: { input: unknown; ctx: TrpcContext }) =>
+      handle(input, { caller: ctx.caller }).catch((error: unknown) => {
+        throw toTrpcError(error);
+      });
     const group = record[op.trpc.router] ?? {};
     group[op.trpc.procedure] = op.trpc.kind === 'mutation' ? built.mutation(resolve) : built.query(resolve);
     record[op.trpc.router] = group;
@@ -55,30 +56,6 @@ function buildRecord(handlers: OperationHandlers): AppRouterRecord {
 /** The tRPC router over the operation handlers. */
 export function createAppRouter(handlers: OperationHandlers) {
   return router(buildRecord(handlers));
-}
-
-/**
- * The procedures as plain data (`pets.list` -> type, input schema, handler with domain errors mapped): what the
- * tRPC router is built from, and what the fast path runs plain JSON calls with (trpc-fast-path.ts).
- */
-export function fastProcedures(handlers: OperationHandlers): Map<string, FastProcedure> {
-  const call = handlers as unknown as Record<
-    OperationId,
-    (input: unknown, context: OperationContext) => Promise<unknown>
-  >;
-  return new Map(
-    operations.map((op) => [
-      trpcPath(op),
-      {
-        type: op.trpc.kind,
-        input: op.input,
-        handle: (input: unknown, { caller }: TrpcContext) =>
-          call[op.id as OperationId](input, { caller }).catch((error: unknown) => {
-            throw toTrpcError(error);
-          }),
-      },
-    ]),
-  );
 }
 
 export type AppRouter = ReturnType<typeof createAppRouter>;

@@ -1,24 +1,86 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
 import type { TRPCErrorShape } from '@trpc/server/rpc';
+import { type AnyProcedure, getParseFn } from '@trpc/server/unstable-core-do-not-import';
 import type { AppRouter } from './router.js';
 import type { TrpcContext } from './trpc.js';
 
 // tRPC 11's HTTP adapters turn every Node request into a fetch `Request` and every answer into a `Response`
 // (URL, Headers, streams, abort signals), and run each call through its middleware chain, which copies the
 // call's options at every level: in the profile that was most of the cost of a tRPC call beyond the REST one.
-// Our procedures are built from the contract with no middleware (router.ts): parse the input with the
-// operation's schema, call its handler. For the plain JSON calls our clients make (httpLink, httpBatchLink),
-// whose request our own middleware has already read and checked, the calls run here exactly that way, with
-// tRPC's own transformer and error shapes, and the answer is written in tRPC's format byte for byte (a test
-// sends the same requests through both paths and compares them). Anything else (streaming links, an unknown
-// procedure, a query sent as a mutation) is left to tRPC's handler.
+// For the plain JSON calls our clients make (httpLink, httpBatchLink), whose request our own middleware has
+// already read and checked, the calls run here with each procedure's own input parser and resolver (taken from
+// the built router, so there is nothing to keep in step), tRPC's own transformer and error shapes, and the
+// answer is written in tRPC's format byte for byte (trpc-fast-path.test.ts and trpc-fuzz.test.ts compare both).
+//
+// It cannot skip a rule: a procedure is served here only when its definition is exactly "one input parser,
+// then the resolver" (`plainProcedure`); a procedure with any other middleware, an output parser or a caller
+// override is served by tRPC's handler (trpc-middleware.test.ts). Anything else (streaming, an unknown
+// procedure, a query sent as a mutation) is left to tRPC's handler too.
 
-/** What a procedure of ours does: its input schema and its handler (router.ts builds the same from the contract). */
+/** A procedure the fast path may run: its type, tRPC's parse function for its input, its resolver. */
 export interface FastProcedure {
   type: 'query' | 'mutation';
-  input: { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: unknown } };
-  handle(input: unknown, ctx: TrpcContext): Promise<unknown>;
+  parse: (value: unknown) => unknown;
+  resolver: (opts: Record<string, unknown>) => Promise<unknown>;
+  meta: unknown;
+}
+
+/**
+ * The fast form of a procedure, or undefined when it does anything the fast path does not implement. tRPC builds
+ * `.input(schema).query(fn)` as two middlewares, its input validator (`_type: 'input'`) and one that calls
+ * `_def.resolver`; `meta` is only ever read by middlewares, so with none it changes nothing.
+ */
+export function plainProcedure(procedure: AnyProcedure): FastProcedure | undefined {
+  const def = procedure._def as AnyProcedure['_def'] & {
+    inputs: unknown[];
+    middlewares: { _type?: string; name: string }[];
+    output?: unknown;
+    resolver?: FastProcedure['resolver'];
+    caller?: unknown;
+  };
+  const [input, resolve] = def.middlewares;
+  if (
+    (def.type !== 'query' && def.type !== 'mutation') ||
+    def.inputs.length !== 1 ||
+    def.middlewares.length !== 2 ||
+    input?._type !== 'input' ||
+    input.name !== 'inputValidatorMiddleware' ||
+    resolve?.name !== 'resolveMiddleware' ||
+    def.output !== undefined ||
+    def.caller !== undefined ||
+    def.resolver === undefined
+  ) {
+    return undefined;
+  }
+  return {
+    type: def.type,
+    parse: getParseFn(def.inputs[0] as never),
+    resolver: def.resolver,
+    meta: def.meta,
+  };
+}
+
+/** Every procedure of the router (`pets.list`), and the ones the fast path may serve. */
+export function routerProcedures(appRouter: AppRouter) {
+  // At run time `_def.procedures` is flat (`pets.list`), whatever its type says.
+  const all = appRouter._def.procedures as unknown as Record<string, AnyProcedure>;
+  const byPath = new Map<string, AnyProcedure>(Object.entries(all));
+  const fast = new Map<string, FastProcedure>();
+  for (const [path, procedure] of byPath) {
+    const plain = plainProcedure(procedure);
+    if (plain !== undefined) fast.set(path, plain);
+  }
+  return { byPath, fast };
+}
+
+/** tRPC's `getAcceptHeader` on a Node request: `trpc-accept`, else `application/jsonl` listed in `Accept`. */
+export function trpcAccept(req: IncomingMessage): string | undefined {
+  const header = req.headers['trpc-accept'];
+  if (header !== undefined) return Array.isArray(header) ? header.join(', ') : header;
+  return req.headers.accept?.split(',').some((type) => type.trim() === 'application/jsonl')
+    ? 'application/jsonl'
+    : undefined;
 }
 
 export interface FastCall {
@@ -38,14 +100,15 @@ type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
  */
 export function createTrpcFastPath(
   appRouter: AppRouter,
-  procedures: ReadonlyMap<string, FastProcedure>,
   responseHeaders: (paths: readonly string[], errors: readonly TRPCError[]) => Record<string, string>,
 ) {
   const config = appRouter._def._config;
+  const { fast: procedures } = routerProcedures(appRouter);
   const deserialize = (value: unknown) => config.transformer.input.deserialize(value);
 
   return async (req: IncomingMessage, res: ServerResponse, call: FastCall): Promise<boolean> => {
-    if (req.headers['trpc-accept'] !== undefined || (req.method !== 'GET' && req.method !== 'POST'))
+    // Streaming answers (`application/jsonl`) are tRPC's; any other `trpc-accept` value means plain JSON to it.
+    if (trpcAccept(req) === 'application/jsonl' || (req.method !== 'GET' && req.method !== 'POST'))
       return false;
     const type = req.method === 'GET' ? 'query' : 'mutation';
     const called = call.paths.map((path) => procedures.get(path));
@@ -63,13 +126,28 @@ export function createTrpcFastPath(
     const outcomes: Outcome[] = await Promise.all(
       called.map(async (procedure, index): Promise<Outcome> => {
         const path = call.paths[index] as string;
+        const { parse, resolver, meta } = procedure as FastProcedure;
         let input: unknown;
         try {
           input = inputOf(index);
-          const parsed = (procedure as FastProcedure).input.safeParse(input);
-          // As tRPC's input parser does: a schema failure is BAD_REQUEST with the validation error as its cause.
-          if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error as Error });
-          const data = await (procedure as FastProcedure).handle(parsed.data, call.ctx);
+          let parsed: unknown;
+          try {
+            parsed = await parse(input);
+          } catch (cause) {
+            // As tRPC's input middleware does: a parser failure is BAD_REQUEST with the failure as its cause.
+            throw new TRPCError({ code: 'BAD_REQUEST', cause });
+          }
+          // The options tRPC's resolver middleware passes on (no abort signal: our resolvers take none).
+          const data = await resolver({
+            ctx: call.ctx,
+            input: parsed,
+            path,
+            type,
+            batchIndex: index,
+            signal: undefined,
+            getRawInput: async () => input,
+            meta,
+          });
           return { result: { data } };
         } catch (cause) {
           const error = getTRPCErrorFromUnknown(cause);

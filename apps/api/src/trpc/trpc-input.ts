@@ -10,7 +10,10 @@ import { AppError } from '../errors.js';
 
 const BIGINT_TEXT = /^-?[0-9]+$/;
 const ENVELOPE_KEYS = new Set(['json', 'meta']);
-const META_KEYS = new Set(['values', 'referentialEqualities', 'v']);
+// `referentialEqualities` is not among them: superjson writes it only for one object reached twice, which no
+// input of this API has, and applying it copies one field's value into another (`{"name":["status"]}` sets
+// status to the name).
+const META_KEYS = new Set(['values', 'v']);
 
 const refused = (message: string) => new AppError('validation_failed', message);
 
@@ -45,10 +48,14 @@ const MAX_DEPTH = 32;
 /**
  * Numbers the way REST reads them: a number whose text is not exactly the integer JSON.parse would make of it
  * (`4.0000000000000000001` read as 4, `1e-400` as 0; NaN from parseJson) would reach the procedure changed.
- * (An integer beyond 2^53 reaches it rounded, but no int schema accepts an unsafe number: that is a refusal.)
- * One path, pushed and popped, so a deep value costs no copies; the name is built only for the message.
+ * An integer beyond 2^53 is exact here (parseJson makes it a bigint): its path goes to `bigints`, and the
+ * envelope is rewritten with it as superjson's bigint, as REST reads the same number (`normalized`). One path, pushed and popped, so a deep value costs no copies; the name is built only for the message.
  */
-function checkNumbers(value: unknown, path: (string | number)[] = []): void {
+function checkNumbers(value: unknown, bigints: (string | number)[][], path: (string | number)[] = []): void {
+  if (typeof value === 'bigint') {
+    bigints.push([...path]);
+    return;
+  }
   if (path.length > MAX_DEPTH) throw refused(`tRPC input nests deeper than ${MAX_DEPTH} levels`);
   if (typeof value === 'number' && Number.isNaN(value)) {
     throw refused(`${path.length > 0 ? `${fieldName(path)}: ` : ''}must be an integer (int64)`);
@@ -56,14 +63,14 @@ function checkNumbers(value: unknown, path: (string | number)[] = []): void {
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
       path.push(index);
-      checkNumbers(value[index], path);
+      checkNumbers(value[index], bigints, path);
       path.pop();
     }
   } else if (isRecord(value)) {
     for (const key of Object.keys(value)) {
       if (key === '__proto__') throw refused(`unknown field "__proto__"`);
       path.push(key);
-      checkNumbers(value[key], path);
+      checkNumbers(value[key], bigints, path);
       path.pop();
     }
   }
@@ -89,13 +96,21 @@ function checkAnnotations(json: unknown, values: unknown): void {
   for (const [segments, annotation] of annotations) {
     const where = segments.length > 0 ? `${fieldName(segments)}: ` : '';
     const type = Array.isArray(annotation) && annotation.length === 1 ? annotation[0] : undefined;
-    if (type === 'undefined') continue;
-    if (type !== 'bigint' && type !== 'number') {
+    if (type !== 'bigint' && type !== 'number' && type !== 'undefined') {
       throw refused(`${where}tRPC input annotations may only mark bigint (or undefined) values`);
     }
     let target: unknown = json;
     for (const segment of segments) {
-      target = isRecord(target) || Array.isArray(target) ? (target as never)[segment] : undefined;
+      // An annotation for a field the input does not have would be dropped silently by superjson: refused.
+      if (!(isRecord(target) || Array.isArray(target)) || !Object.hasOwn(target, segment)) {
+        throw refused(`${where}tRPC input annotation names a field the input does not have`);
+      }
+      target = (target as never)[segment];
+    }
+    // superjson writes an undefined value as null and marks it; a mark on anything else would replace it.
+    if (type === 'undefined') {
+      if (target !== null) throw refused(`${where}tRPC input marks as undefined a value that is not null`);
+      continue;
     }
     const text = typeof target === 'string' ? target : undefined;
     if (type === 'bigint' && (text === undefined || !BIGINT_TEXT.test(text))) {
@@ -107,8 +122,14 @@ function checkAnnotations(json: unknown, values: unknown): void {
   }
 }
 
-/** One call's input: a superjson envelope `{ json, meta? }` and nothing else. */
-function checkEnvelope(envelope: unknown): void {
+/** superjson's escaping of a key inside a meta path (as transformer.ts writes them). */
+const escapeKey = (key: string | number) => String(key).replace(/\\/g, '\\\\').replace(/\./g, '\\.');
+
+/**
+ * One call's input: a superjson envelope `{ json, meta? }` and nothing else. Returns the envelope to hand on
+ * when it had to be rewritten (a plain JSON integer beyond 2^53, made superjson's bigint), else undefined.
+ */
+function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
   if (!isRecord(envelope) || Object.keys(envelope).some((key) => !ENVELOPE_KEYS.has(key))) {
     throw refused(
       'tRPC input must be a superjson envelope {"json": <input>, "meta"?: {...}}, as @trpc/client with the ' +
@@ -119,7 +140,8 @@ function checkEnvelope(envelope: unknown): void {
   if (meta !== undefined && (!isRecord(meta) || Object.keys(meta).some((key) => !META_KEYS.has(key)))) {
     throw refused('tRPC input "meta" must be superjson metadata');
   }
-  checkNumbers(json);
+  const bigints: (string | number)[][] = [];
+  checkNumbers(json, bigints);
   if (meta !== undefined) {
     checkAnnotations(json, meta.values);
     // Annotations superjson cannot apply (an unknown class, a custom type, a `__proto__` path) make it throw:
@@ -130,24 +152,54 @@ function checkEnvelope(envelope: unknown): void {
       throw refused(`tRPC input "meta" cannot be applied: ${(error as Error).message}`);
     }
   }
+  if (bigints.length === 0) return undefined;
+  // Exact integers past 2^53 written as plain JSON numbers: REST reads them exactly, so tRPC must too. They
+  // become what @trpc/client sends for a bigint (a decimal string annotated `bigint`), which both the fast
+  // path and tRPC's handler read exactly.
+  const values: Record<string, unknown> | unknown[] = isRecord(meta?.values) ? { ...meta.values } : {};
+  if (Array.isArray(meta?.values) || bigints.some((path) => path.length === 0)) {
+    if (meta?.values !== undefined || bigints.length !== 1)
+      throw refused('tRPC input "meta" cannot be applied');
+    return {
+      json: String(json),
+      meta: { ...meta, values: ['bigint'] },
+    };
+  }
+  for (const path of bigints) (values as Record<string, unknown>)[path.map(escapeKey).join('.')] = ['bigint'];
+  return {
+    json: JSON.parse(
+      JSON.stringify(json, (_key, value) => (typeof value === 'bigint' ? String(value) : value)),
+    ),
+    meta: { ...meta, values },
+  };
 }
 
 /**
  * Checks the inputs of a tRPC request, parsed exactly: one envelope, or for a batch an object whose keys are
  * call indexes below `calls`, each an envelope. Throws 400 validation_failed with a message naming the problem.
+ * Returns the JSON text to hand on instead of the request's when an input had to be rewritten (checkEnvelope).
  */
-export function checkTrpcInputs(inputs: unknown, batch: boolean, calls: number): void {
-  if (inputs === undefined) return;
+export function checkTrpcInputs(inputs: unknown, batch: boolean, calls: number): string | undefined {
+  if (inputs === undefined) return undefined;
   if (!batch) {
-    checkEnvelope(inputs);
-    return;
+    const rewritten = checkEnvelope(inputs);
+    return rewritten === undefined ? undefined : stringify(rewritten);
   }
   if (!isRecord(inputs)) throw refused('a tRPC batch input must be an object keyed by call index');
+  let rewrittenAny = false;
+  const out: Record<string, unknown> = {};
   for (const key of Object.keys(inputs)) {
     const index = Number(key);
     if (!/^(0|[1-9][0-9]*)$/.test(key) || index >= calls) {
       throw refused(`a tRPC batch input has no call ${JSON.stringify(key)}`);
     }
-    checkEnvelope(inputs[key]);
+    const rewritten = checkEnvelope(inputs[key]);
+    if (rewritten !== undefined) rewrittenAny = true;
+    out[key] = rewritten ?? inputs[key];
   }
+  return rewrittenAny ? stringify(out) : undefined;
 }
+
+/** JSON text of an exactly-parsed value whose bigints were all rewritten (none is left to throw on). */
+const stringify = (value: unknown) =>
+  JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? String(item) : item));

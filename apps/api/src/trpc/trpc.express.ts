@@ -14,10 +14,10 @@ import { type AccessGuard, authorizationOf, type Caller } from '../http/auth.js'
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { queryOf } from '../http/edge.js';
 import { sendError, sendJsonText } from '../http/send.js';
-import { labelResponse, TRPC_UNKNOWN_LABEL, trpcLabel } from '../observability/operation-label.js';
+import { labelResponse, trpcLabel } from '../observability/operation-label.js';
 import type { AppRouter } from './router.js';
 import { trpcErrorOf } from './trpc.js';
-import { createTrpcFastPath, type FastProcedure } from './trpc-fast-path.js';
+import { createTrpcFastPath, routerProcedures, trpcAccept } from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
@@ -26,6 +26,18 @@ const DEPRECATED = new Map(
     .filter((op): op is OperationContract & { deprecated: object } => op.deprecated !== undefined)
     .map((op) => [trpcPath(op), deprecationHeaders(op) ?? {}]),
 );
+
+/**
+ * The query with its `input` parameter replaced by `text` (checkTrpcInputs' exact form of it), for tRPC's own
+ * handler, which reads the input from the URL again. The names were read (strictly) before, so they decode.
+ */
+function withInput(search: string, text: string): string {
+  const pairs = search
+    .split('&')
+    .filter((pair) => decodeURIComponent((pair.split('=', 1)[0] as string).replaceAll('+', ' ')) !== 'input');
+  pairs.push(`input=${encodeURIComponent(text)}`);
+  return pairs.join('&');
+}
 
 export interface TrpcHttpDeps {
   /** Serve plain JSON calls without tRPC's fetch adapter (default true; false in the test that compares both). */
@@ -52,8 +64,6 @@ function responseHeaders(paths: readonly string[], errors: readonly TRPCError[])
 
 export function trpcMiddleware(
   appRouter: AppRouter,
-  /** The router's procedures as data, for the fast path (router.ts `fastProcedures`). */
-  procedureTable: ReadonlyMap<string, FastProcedure>,
   { guard, onInternalError, fastPath: useFastPath = true }: TrpcHttpDeps,
 ): RequestHandler {
   const callers = new WeakMap<IncomingMessage, Caller>();
@@ -69,7 +79,8 @@ export function trpcMiddleware(
       headers: responseHeaders(info?.calls.map((call) => call.path) ?? [], errors),
     }),
   });
-  const fastPath = createTrpcFastPath(appRouter, procedureTable, responseHeaders);
+  const fastPath = createTrpcFastPath(appRouter, responseHeaders);
+  const { byPath: procedureTable } = routerProcedures(appRouter);
 
   const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
     const appError = toAppError(error);
@@ -92,8 +103,11 @@ export function trpcMiddleware(
   return async (req, res, next) => {
     const url = req.url;
     const queryStart = url.indexOf('?');
-    const rawPath = url.slice(1, queryStart === -1 ? undefined : queryStart);
+    const target = url.slice(0, queryStart === -1 ? undefined : queryStart);
+    // tRPC's Express adapter names the procedure by the last segment of the path (`/x/pets.list` is pets.list).
+    const rawPath = target.slice(target.lastIndexOf('/') + 1);
     let path = rawPath;
+    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
     let batch = false;
     let procedures = [path];
     let inputText: string | undefined;
@@ -101,11 +115,14 @@ export function trpcMiddleware(
       try {
         path = decodeURIComponent(rawPath);
       } catch {
-        throw new AppError('route_not_found', 'no such procedure');
+        // tRPC answers BAD_REQUEST here; ours says why, in our error model.
+        throw new AppError('validation_failed', 'the procedure path is not valid percent-encoded UTF-8');
       }
       batch = queryOf(req).batch === '1';
-      procedures = path.split(',');
-      labelResponse(res, batch || procedures.length === 1 ? trpcLabel(procedures) : TRPC_UNKNOWN_LABEL);
+      // As tRPC reads it: only a batch (`batch=1`) names several procedures; otherwise the whole path, commas
+      // and all, is one name (and no procedure has a comma in its name: 404).
+      procedures = batch ? path.split(',') : [path];
+      labelResponse(res, trpcLabel(procedures));
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         cost: batch ? Math.min(procedures.length, TRPC_MAX_BATCH_SIZE) : 1,
@@ -120,11 +137,18 @@ export function trpcMiddleware(
           `a batch may carry at most ${TRPC_MAX_BATCH_SIZE} calls; this one carries ${procedures.length}`,
         );
       }
+      // tRPC answers this with a JSON body labelled text/plain; ours is the same 400, readable as JSON.
+      if (!batch && trpcAccept(req) === 'application/jsonl') {
+        throw new AppError(
+          'validation_failed',
+          'a streamed tRPC call (trpc-accept: application/jsonl) must be a batch: add ?batch=1, even for one call',
+        );
+      }
       // A query sent as a mutation or the other way round, also inside a batch (which tRPC answered with a bare
       // "could not be read" labelled text/plain): one 405 naming the call, in tRPC's error shape.
       const kind = req.method === 'GET' ? 'query' : 'mutation';
       const misplaced = procedures.find((name) => {
-        const type = procedureTable.get(name)?.type;
+        const type = procedureTable.get(name)?._def.type;
         return type !== undefined && type !== kind;
       });
       if (misplaced !== undefined) {
@@ -139,15 +163,21 @@ export function trpcMiddleware(
       }
       if (req.method === 'POST') {
         const body = await readJsonBody(req);
-        checkTrpcInputs(body.value, batch, procedures.length);
-        (req as IncomingMessage & { body?: unknown }).body = body.text;
+        inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;
+        (req as IncomingMessage & { body?: unknown }).body = inputText;
         // Read and checked as JSON (`application/*+json` included); tRPC's own handler only knows the exact type.
         req.headers['content-type'] = 'application/json';
-        inputText = body.text;
       } else {
         inputText = queryOf(req).input;
-        if (inputText !== undefined)
-          checkTrpcInputs(parseJsonText(inputText, 'query parameter "input"'), batch, procedures.length);
+        // tRPC reads an empty `input=` as no input.
+        const exact =
+          inputText === undefined || inputText === ''
+            ? undefined
+            : checkTrpcInputs(parseJsonText(inputText, 'query parameter "input"'), batch, procedures.length);
+        if (exact !== undefined) {
+          inputText = exact;
+          req.url = `${target}?${withInput(search, exact)}`;
+        }
       }
       callers.set(req, caller);
       const ctx = { caller, onInternalError };

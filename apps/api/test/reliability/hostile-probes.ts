@@ -443,7 +443,7 @@ export function hostileProbes(host: string, apiKey: string): Probe[] {
     );
   }
   const trpcNumberBody = (text: string) => `{"json":{"name":"number probe","categoryId":${text}}}`;
-  for (const text of ['4.0000000000000000001', '1e-400', '4.5', '9007199254740993', '1e400']) {
+  for (const text of ['4.0000000000000000001', '1e-400', '4.5', '9223372036854775808', '1e400']) {
     trpcPost('inexact numbers', `tRPC categoryId ${text}`, 'pets.create', trpcNumberBody(text), invalid);
   }
   for (const [text, value] of [
@@ -451,6 +451,9 @@ export function hostileProbes(host: string, apiKey: string): Probe[] {
     ['1e3', 1000n],
     ['7000e-3', 7n],
     ['9007199254740991', 9007199254740991n],
+    // Past 2^53 too, exactly, as on REST (docs/interface-decisions.md "REST and tRPC inputs").
+    ['9007199254740993', 9007199254740993n],
+    ['9.223372036854775807e18', 9223372036854775807n],
   ] as const) {
     trpcPost(
       'inexact numbers',
