@@ -14,6 +14,7 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaled } from '../../../tooling/vitest.shared.js';
 import { parseResponse, type RawResponse } from './reliability/raw-http.js';
 import { type EdgeServer, startEdgeServer } from './support/edge-server.js';
 import { TEST_API_KEY } from './support/test-server.js';
@@ -72,7 +73,7 @@ function send(port: number, wire: Wire): Promise<Outcome> {
       socket.destroy();
       resolve(outcome);
     };
-    const timer = setTimeout(() => finish({ kind: 'none', why: 'timeout' }), 5_000);
+    const timer = setTimeout(() => finish({ kind: 'none', why: 'timeout' }), scaled(5_000));
     const complete = () => {
       const data = Buffer.concat(chunks);
       const response = parseResponse(data, wire.method);
@@ -502,17 +503,21 @@ async function check(c: Case): Promise<void> {
 }
 
 describe('the edge, fuzzed with raw request bytes', () => {
-  it(`answers every generated request by the rules (${RUNS} runs${SEED === undefined ? '' : `, seed ${SEED}`})`, async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(benign, refused), check), {
-      numRuns: RUNS,
-      ...(SEED === undefined ? {} : { seed: SEED }),
-      ...(PATH === undefined ? {} : { path: PATH }),
-      endOnFailure: false,
-    });
-    const [[stored]] = (await server.database.sql.rows(
-      `SELECT count(*)::int FROM pets WHERE name = 'AMBIGUOUS'`,
-    )) as [[number]];
-    expect(stored, 'a refused create stored its pet').toBe(0);
-    console.info(`edge fuzz: ${sent} requests sent`);
-  }, 600_000);
+  it(
+    `answers every generated request by the rules (${RUNS} runs${SEED === undefined ? '' : `, seed ${SEED}`})`,
+    async () => {
+      await fc.assert(fc.asyncProperty(fc.oneof(benign, refused), check), {
+        numRuns: RUNS,
+        ...(SEED === undefined ? {} : { seed: SEED }),
+        ...(PATH === undefined ? {} : { path: PATH }),
+        endOnFailure: false,
+      });
+      const [[stored]] = (await server.database.sql.rows(
+        `SELECT count(*)::int FROM pets WHERE name = 'AMBIGUOUS'`,
+      )) as [[number]];
+      expect(stored, 'a refused create stored its pet').toBe(0);
+      console.info(`edge fuzz: ${sent} requests sent`);
+    },
+    scaled(Math.max(600_000, RUNS * 20)),
+  );
 });

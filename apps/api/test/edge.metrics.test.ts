@@ -3,6 +3,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaled } from '../../../tooling/vitest.shared.js';
 import { createMetrics, serveMetrics } from '../src/observability/metrics.js';
 import { type RawResponse, sendRaw } from './reliability/raw-http.js';
 
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 async function send(method: string, target: string, headers: [string, string][] = [['Host', 'm']]) {
-  const outcome = await sendRaw('127.0.0.1', port, { method, target, headers }, 5_000);
+  const outcome = await sendRaw('127.0.0.1', port, { method, target, headers }, scaled(5_000));
   if (outcome.kind !== 'response') throw new Error(`no response: ${JSON.stringify(outcome)}`);
   return outcome.response;
 }

@@ -2,6 +2,7 @@
 // sockets against the API as production serves it. Each of these cases was seen failing before its rule.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaled } from '../../../tooling/vitest.shared.js';
 import { type RawRequest, type RawResponse, sendRaw } from './reliability/raw-http.js';
 import { type EdgeServer, startEdgeServer } from './support/edge-server.js';
 import { TEST_API_KEY } from './support/test-server.js';
@@ -44,7 +45,7 @@ async function send(
     if (!headers.some(([name]) => /^(content-length|transfer-encoding)$/i.test(name)))
       request.headers.push(['Content-Length', String(request.body.length)]);
   }
-  const outcome = await sendRaw('127.0.0.1', server.port, request, 5_000);
+  const outcome = await sendRaw('127.0.0.1', server.port, request, scaled(5_000));
   if (outcome.kind !== 'response') throw new Error(`no response: ${JSON.stringify(outcome)}`);
   return outcome.response;
 }
@@ -246,11 +247,11 @@ async function expectContinue(head: string, body: string): Promise<{ early: stri
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(head);
     // Either an interim 100 or a final answer comes back without the body.
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + scaled(5_000);
     while (received === '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const early = received;
     if (early.startsWith('HTTP/1.1 100')) socket.end(body);
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, scaled(5_000)))]);
     return { early, all: received };
   } finally {
     socket.destroy();

@@ -2,6 +2,7 @@
 // CONNECT, header counts), over an in-memory PGlite, for the edge's rule tests and its raw-HTTP fuzzer.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from '../../../../tooling/vitest.shared.js';
 import { createApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
@@ -29,8 +30,8 @@ export async function startEdgeServer(): Promise<EdgeServer> {
       migrations: await listMigrationNames(),
     });
     server = createHttpServer(app, {
-      requestTimeoutMs: 10_000,
-      headersTimeoutMs: 5_000,
+      requestTimeoutMs: scaled(10_000),
+      headersTimeoutMs: scaled(5_000),
       keepAliveTimeoutMs: 5_000,
       maxConnections: 1_000,
     });

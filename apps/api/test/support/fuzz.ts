@@ -3,6 +3,7 @@
 //   FUZZ_RUNS=20000 pnpm --filter @petstore/api exec vitest run test/trpc-fuzz.test.ts test/parity.test.ts
 //   FUZZ_SEED=<seed> FUZZ_PATH=<path> ...   (both printed by fast-check with the shrunk counterexample)
 import type { Parameters } from 'fast-check';
+import { scaled } from '../../../../tooling/vitest.shared.js';
 
 /** Runs per property: FUZZ_RUNS, else `bounded` (what `pnpm test` runs, a few seconds). */
 export function fuzzRuns(bounded: number): number {
@@ -26,5 +27,5 @@ export function fuzzParameters<T>(bounded: number): Parameters<T> {
 
 /** Vitest's time limit for a property of `bounded` runs, scaled to FUZZ_RUNS (about 20 ms a run, at least). */
 export function fuzzTimeout(bounded: number): number {
-  return Math.max(60_000, fuzzRuns(bounded) * 20);
+  return scaled(Math.max(60_000, fuzzRuns(bounded) * 20));
 }
