@@ -8,6 +8,7 @@ import { createApp } from '../src/app.js';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
+import { atStartOfRateWindow } from './support/http.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
 describe('failed authentications are limited per client address', () => {
@@ -41,6 +42,7 @@ describe('failed authentications are limited per client address', () => {
     (await fetch(`http://${host}:${port}/v1${path}`, { headers: { authorization: `Bearer ${key}` } })).status;
 
   it('refuses a guessing address with 429 on REST, tRPC and unknown paths, and not another address', async () => {
+    await atStartOfRateWindow();
     const guesses = [];
     for (let i = 0; i < 3; i++) guesses.push(await status('127.0.0.1', '/pets', `wrong-key-0123456789-${i}`));
     expect(guesses).toEqual([401, 401, 401]);

@@ -10,7 +10,7 @@ import { timeouts } from '../../../tooling/vitest.shared.js';
 import { parseConfig } from '../src/config.js';
 import { createDocsRouter, publicServers } from '../src/http/docs.js';
 import { idempotencyKeyHash, idempotencyLockId } from '../src/idempotency/idempotency.js';
-import { call, rawCall } from './support/http.js';
+import { atStartOfRateWindow, call, rawCall } from './support/http.js';
 import { documentChecker } from './support/openapi-checker.js';
 import {
   DATABASE_KINDS,
@@ -119,6 +119,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
   it('429 with Retry-After on every operation once the rate limit is spent', async () => {
     const limited = await startTestServer(kind, 'openapi-429', { rateLimitPerMinute: 1 });
     try {
+      await atStartOfRateWindow();
       const pet = newPet({ name: 'Rex', categoryId: 1 });
       expect((await call(limited.baseUrl, '/pets', { method: 'POST', body: pet })).status).toBe(201);
       for (const [method, path, body] of [

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { ErrorSchema, parseJson } from '@petstore/schema';
 import { expect } from 'vitest';
+import { scaled } from '../../../../tooling/vitest.shared.js';
 import { documentChecker } from './openapi-checker.js';
 import { TEST_API_KEY } from './test-server.js';
 
@@ -78,4 +79,14 @@ export function expectError(reply: Reply, status: number, code: string): void {
   expect(ErrorSchema.parse(reply.body).message).not.toBe('');
   expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
   expect(reply.text).not.toMatch(/\bat .+\.(ts|js):\d+/); // no stack trace
+}
+
+/**
+ * Rate limits count in fixed windows of wall-clock minutes (limits/rate-limiter.ts). A test that spends a limit
+ * and then expects 429 starts early in a window, so that a minute boundary in the middle (likelier on a busy
+ * machine) cannot reset the count: when less than `needMs` of the current minute is left, it waits for the next.
+ */
+export async function atStartOfRateWindow(needMs = scaled(20_000), windowMs = 60_000): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
