@@ -106,7 +106,13 @@ describe('main: the process as users start it', () => {
       const url = await first.ready;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
       const key = (await readFile(join(dataDir, 'dev-api-key'), 'utf8')).trim();
-      expect(first.output().stdout).toContain(`curl -H 'Authorization: Bearer ${key}' ${url}/pets`);
+      // The curl line is written after the "listening" line that `ready` waits for: wait for it, bounded.
+      const curlLine = `curl -H 'Authorization: Bearer ${key}' ${url}/pets`;
+      for (const deadline = Date.now() + scaled(10_000); Date.now() < deadline; ) {
+        if (first.output().stdout.includes(curlLine)) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(first.output().stdout).toContain(curlLine);
 
       const created = await call(url, '/pets', {
         method: 'POST',
