@@ -1,21 +1,11 @@
 // One canonical form for every token we issue: a cursor that does not re-encode to exactly the same bytes is
 // refused, even when its checksum matches (the checksum needs no secret, so anyone can recompute it).
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.js';
 import { decodePetCursor, encodePetCursor } from '../src/pets/pet-cursor.js';
+import { forgeCursor } from './support/forged-cursor.js';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** A cursor for `payload` with a valid checksum, as anyone could make it. */
-function forged(payload: string): string {
-  const sum = createHash('sha256')
-    .update(`petstore-cursor-v1\n${payload}`)
-    .digest()
-    .subarray(0, 12)
-    .toString('base64url');
-  return `${Buffer.from(payload).toString('base64url')}.${sum}`;
-}
 
 function refusal(text: string): string {
   try {
@@ -34,7 +24,7 @@ describe('cursor canonical form', () => {
       after: 5n,
       status: undefined,
     });
-    expect(decodePetCursor(forged('{"v":1,"after":"5"}'), undefined).after).toBe(5n);
+    expect(decodePetCursor(forgeCursor('{"v":1,"after":"5"}'), undefined).after).toBe(5n);
   });
 
   it('a cursor whose unused base64url bits were changed is refused', () => {
@@ -54,6 +44,6 @@ describe('cursor canonical form', () => {
     ['an escaped spelling', '{"v":1,"after":"\\u0035"}'],
     ['an explicit null status', '{"v":1,"after":"5","status":null}'],
   ])('a cursor with %s and a valid checksum is refused', (_, payload) => {
-    expect(refusal(forged(payload))).toMatch(/^cursor: /);
+    expect(refusal(forgeCursor(payload))).toMatch(/^cursor: /);
   });
 });

@@ -1,12 +1,12 @@
 // Paging listPets: keyset cursors over REST (`Link: rel="next"`) and tRPC (`pets.page`), on both databases.
 
-import { createHash } from 'node:crypto';
 import { type Pet, PetsSchema } from '@petstore/schema';
 import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { sendRaw } from './reliability/raw-http.js';
+import { forgeCursor } from './support/forged-cursor.js';
 import { call, expectError, type Reply, rawCall } from './support/http.js';
 import { DATABASE_KINDS, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -21,16 +21,6 @@ function nextOf(reply: Reply): { url: string; cursor: string } | undefined {
   expect(match, link).not.toBeNull();
   const url = (match as RegExpExecArray)[1] as string;
   return { url, cursor: new URL(url).searchParams.get('cursor') as string };
-}
-
-/** A cursor built by hand with a valid checksum: what a forger who read the format could make. */
-function forge(payload: string): string {
-  const sum = createHash('sha256')
-    .update(`petstore-cursor-v1\n${payload}`)
-    .digest()
-    .subarray(0, 12)
-    .toString('base64url');
-  return `${Buffer.from(payload).toString('base64url')}.${sum}`;
 }
 
 describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
@@ -120,7 +110,7 @@ describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
     // Exactly a full last page: no Link either (one row more was asked for, none came).
     const last = await call(
       base,
-      `/pets?status=available&limit=50&cursor=${encodeURIComponent(forge(JSON.stringify({ v: 1, after: String(available[199]), status: 'available' })))}`,
+      `/pets?status=available&limit=50&cursor=${encodeURIComponent(forgeCursor(JSON.stringify({ v: 1, after: String(available[199]), status: 'available' })))}`,
     );
     expect(PetsSchema.parse(last.body)).toHaveLength(50);
     expect(last.headers.get('link')).toBeNull();
@@ -201,7 +191,8 @@ describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
   });
 
   describe('bad cursors are 400 validation_failed on both transports', () => {
-    const good = () => forge(JSON.stringify({ v: 1, after: String(available[99]), status: 'available' }));
+    const good = () =>
+      forgeCursor(JSON.stringify({ v: 1, after: String(available[99]), status: 'available' }));
     const cases: [string, () => string, RegExp][] = [
       [
         'tampered payload',
@@ -224,17 +215,25 @@ describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
       ['no checksum', () => good().split('.')[0] as string, /not a cursor/],
       [
         'made for another status',
-        () => forge(JSON.stringify({ v: 1, after: '5', status: 'sold' })),
+        () => forgeCursor(JSON.stringify({ v: 1, after: '5', status: 'sold' })),
         /status=sold/,
       ],
-      ['made for no status filter', () => forge(JSON.stringify({ v: 1, after: '5' })), /no status filter/],
-      ['another version', () => forge(JSON.stringify({ v: 2, after: '5', status: 'available' })), /version/],
+      [
+        'made for no status filter',
+        () => forgeCursor(JSON.stringify({ v: 1, after: '5' })),
+        /no status filter/,
+      ],
+      [
+        'another version',
+        () => forgeCursor(JSON.stringify({ v: 2, after: '5', status: 'available' })),
+        /version/,
+      ],
       [
         'an id that is no int64',
-        () => forge(JSON.stringify({ v: 1, after: '9223372036854775808', status: 'available' })),
+        () => forgeCursor(JSON.stringify({ v: 1, after: '9223372036854775808', status: 'available' })),
         /not a cursor/,
       ],
-      ['not JSON', () => forge('{"v":1,'), /not a cursor/],
+      ['not JSON', () => forgeCursor('{"v":1,'), /not a cursor/],
       ['garbage', () => 'hello world!', /not a cursor/],
       ['too long', () => 'a'.repeat(513), /512/],
       ['empty', () => '', /empty/],
@@ -270,7 +269,7 @@ describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
             fc
               .tuple(fc.base64String({ maxLength: 60 }), fc.base64String({ maxLength: 20 }))
               .map(([a, b]) => `${a}.${b}`),
-            fc.json().map((json) => forge(json)),
+            fc.json().map((json) => forgeCursor(json)),
           ),
           fc.constantFrom(undefined, 'available', 'sold'),
           async (cursor, status) => {

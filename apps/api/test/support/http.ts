@@ -1,8 +1,8 @@
-import { request as httpRequest } from 'node:http';
 import { ErrorSchema, parseJson } from '@petstore/schema';
 import { expect } from 'vitest';
 import { scaled } from '../../../../tooling/vitest.shared.js';
 import { documentChecker } from './openapi-checker.js';
+import { rawSend } from './raw-send.js';
 import { TEST_API_KEY } from './test-server.js';
 
 export interface Reply {
@@ -38,39 +38,15 @@ export async function call(baseUrl: string, path: string, options: CallOptions =
 }
 
 /** A raw request through node:http, for what fetch would normalise away (odd paths, exact headers). */
-export function rawCall(
+export async function rawCall(
   baseUrl: string,
   path: string,
   options: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {},
 ): Promise<Reply> {
+  const reply = await rawSend(baseUrl, path, options);
   const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: options.method ?? 'GET',
-        path: `${url.pathname}${path}`,
-        headers: options.headers,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const headers = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-          }
-          const reply = { status: res.statusCode ?? 0, headers, text };
-          documentChecker.check(options.method ?? 'GET', `${url.origin}${url.pathname}${path}`, reply);
-          resolve({ ...reply, body: text === '' ? undefined : parseJson(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
+  documentChecker.check(options.method ?? 'GET', `${url.origin}${url.pathname}${path}`, reply);
+  return { ...reply, body: reply.text === '' ? undefined : parseJson(reply.text) };
 }
 
 /** Asserts the interface's Error body: exactly {code, message, status}, status equal to the HTTP status. */

@@ -17,7 +17,7 @@ export const fuzzAgent = () => new Agent({ keepAlive: true, maxSockets: 1 });
 export function rawSend(
   baseUrl: string,
   path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; agent?: Agent } = {},
 ): Promise<RawReply> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
