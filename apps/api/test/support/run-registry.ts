@@ -52,6 +52,14 @@ function readRunId(): string {
 export const RUN_ID = readRunId();
 export const RUN_DIR = join(RUNS_DIR, RUN_ID);
 
+/**
+ * A directory of this run's own for a cache that lives as long as the run (named `cache-<name>`): removed with the
+ * run directory when the run ends (or by the next run's sweep, if this one was killed), never left behind.
+ */
+export function runCacheDir(name: string): string {
+  return join(RUN_DIR, `cache-${name}`);
+}
+
 function record(name: string, content: string): void {
   mkdirSync(RUN_DIR, { recursive: true });
   writeFileSync(join(RUN_DIR, name), content);
@@ -97,7 +105,7 @@ function forgetRunIfClean(): void {
     ) {
       return;
     }
-    if (readdirSync(RUN_DIR).every((name) => name === 'owner'))
+    if (readdirSync(RUN_DIR).every((name) => name === 'owner' || name.startsWith('cache-')))
       rmSync(RUN_DIR, { recursive: true, force: true });
   } catch {
     // the next run's sweep removes it
