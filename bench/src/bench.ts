@@ -1,7 +1,7 @@
 // pnpm bench [--quick | --soak [seconds] | --profile] [--rounds N] [--duration S] [--json FILE]
 //
-// One run: a fresh seeded PostgreSQL database, the compiled api (NODE_ENV=production) and two reference servers
-// (raw: node:http + pg; naive: Express + zod + Prisma) side by side, wrk as a separate process, servers alternated
+// One run: a fresh seeded PostgreSQL database, the compiled api (NODE_ENV=production) and three reference servers
+// (raw: node:http + pg; naive: Express + zod + Prisma; fastify: Fastify + pg + JSON schemas) side by side, wrk as a separate process, servers alternated
 // round by round, medians with spread, server CPU per request, start-up time, and the issue's targets.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -33,6 +33,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../..');
 const referenceMain = join(here, 'reference-main.js');
 const naiveMain = join(here, 'naive-main.js');
+const fastifyMain = join(here, 'fastify-main.js');
+const REFERENCE_MAINS = { raw: referenceMain, naive: naiveMain, fastify: fastifyMain } as const;
 
 // Bare `--soak` means 60 s: parseArgs wants a value for a string option, so supply the default.
 const argv = process.argv.slice(2);
@@ -63,7 +65,7 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   process.stdout.write(
-    'pnpm bench                 full comparison: api, raw and naive references (about 12 minutes)\n' +
+    'pnpm bench                 full comparison: api, raw, naive and fastify references (about 16 minutes)\n' +
       'pnpm bench --quick         short comparison (about 3 minutes), no logging variant\n' +
       'pnpm bench --soak 60       api alone under mixed load, RSS over time\n' +
       'pnpm bench --profile       api under --cpu-prof, one profile per scenario, summarized\n' +
@@ -130,11 +132,14 @@ const startApi = (
     apiKey: API_KEY,
   });
 
-/** The raw (node:http + pg) and naive (Express + zod + Prisma) references: the api's pool size, no logging. */
-const startReference = (databaseUrl: string, kind: 'raw' | 'naive') =>
+/**
+ * The references: raw (node:http + pg), naive (Express + zod + Prisma) and fastify (Fastify + pg + its JSON
+ * schemas); the api's pool size, no logging.
+ */
+const startReference = (databaseUrl: string, kind: keyof typeof REFERENCE_MAINS) =>
   startServer({
     label: kind,
-    args: [kind === 'raw' ? referenceMain : naiveMain],
+    args: [REFERENCE_MAINS[kind]],
     env: serverEnv(databaseUrl, { POOL_SIZE: '10' }),
     readyPath: '/v1/pets?limit=1',
     apiKey: API_KEY,
@@ -201,12 +206,14 @@ async function main(): Promise<void> {
     servers.push(raw);
     const naive = await startReference(database.url, 'naive');
     servers.push(naive);
+    const fastify = await startReference(database.url, 'fastify');
+    servers.push(fastify);
     const apiQuiet = logVariant
       ? await startApi(database.url, 'api-log-warn', { LOG_LEVEL: 'warn' })
       : undefined;
     if (apiQuiet) servers.push(apiQuiet);
 
-    await checkSameAnswers(api, [raw, naive]);
+    await checkSameAnswers(api, [raw, naive, fastify]);
     const warm = writeLuaScript(work, 'warmup', mixedLoad(SEEDED_PETS));
     for (const server of servers) {
       log(`warming up ${server.label} (${warmupSec} s mixed load)`);
@@ -261,7 +268,7 @@ async function main(): Promise<void> {
     );
     log('');
     log(
-      `### api vs raw and naive references — medians over ${rounds} rounds (min–max for req/s); ` +
+      `### api vs raw, naive and fastify references — medians over ${rounds} rounds (min–max for req/s); ` +
         'CPU = server user+system time per completed request',
     );
     log('');
@@ -349,7 +356,7 @@ async function checkSameAnswers(api: ServerProcess, references: ServerProcess[])
  * while nothing else is under load; servers alternate so none always goes first.
  */
 async function measureStartup(databaseUrl: string): Promise<StartupSamples> {
-  const samples: StartupSamples = { api: [], raw: [], naive: [] };
+  const samples: StartupSamples = { api: [], raw: [], naive: [], fastify: [] };
   for (let i = 0; i < startupSamples; i++) {
     const order = i % 2 === 0 ? SERVERS : [...SERVERS].reverse();
     for (const name of order) {
