@@ -286,7 +286,7 @@ async function main(): Promise<void> {
     log(renderStartupTable(startup));
     const targets = evaluateTargets(rows, startup);
     log('');
-    log('### targets (issue 10), read from the 50-connection rows; api at LOG_LEVEL=info');
+    log('### targets (issue 28), read from the 50-connection rows; api at LOG_LEVEL=info');
     log('');
     log(renderTargets(targets));
     if (apiQuiet) {
