@@ -339,7 +339,7 @@ describe('main: the process as users start it', () => {
       ]);
       expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
       expect(proc.output().stderr).toBe(
-        `@petstore/schema needs Node >= 22 (JSON.rawJSON and JSON.parse source text); this is Node ${process.versions.node}\n`,
+        `@petstore/schema needs JSON.rawJSON and JSON.parse source text (Node >= 22, Chrome/Edge >= 114, Firefox >= 135, Safari >= 18.4); this is Node ${process.versions.node}, which lacks JSON.rawJSON\n`,
       );
       expect(proc.output().stdout).toBe('');
     },
