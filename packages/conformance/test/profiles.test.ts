@@ -54,6 +54,37 @@ describe('profiles against an independent implementation that decides every gap 
   });
 });
 
+describe('a broken fixture: createPet answers 200 instead of 201', () => {
+  let server: IndependentServer;
+  beforeAll(async () => {
+    server = await startIndependentServer(KEY, { createStatus: 200 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('is reported once by the first check that needs it; its dependents are skipped, saying why', async () => {
+    const report = await runConformance({ baseUrl: server.baseUrl, apiKey: KEY, seed: 11, numRuns: 5 });
+    const failed = report.results.filter((result) => !result.ok);
+    const [first, ...others] = failed;
+    expect(first?.reason).toMatch(
+      /^createPet, which this and later checks need to make pets, answered wrongly: expected status 201, got 200/,
+    );
+    // Besides it, only the checks whose subject is createPet's answer itself.
+    expect(others.map((result) => result.id)).toEqual([
+      'createPet.created',
+      'responses.documented-status',
+      'responses.openapi',
+    ]);
+    const dependents = report.results.filter((result) => result.skipped !== undefined);
+    expect(dependents.length).toBeGreaterThan(15);
+    for (const result of dependents)
+      expect(result.skipped).toMatch(
+        /^needs pets made by createPet, which answered wrongly earlier in this run \(expected status 201, got 200/,
+      );
+  });
+});
+
 describe("--openapi: the deployment's own document", () => {
   let server: IndependentServer;
   let dir: string;

@@ -77,6 +77,7 @@ export const createPetChecks: Check[] = [
     spec: 'Resources / Gaps: the status of a pet created without one is not shown (absent or a PetStatus, never null, the same on every read)',
     decision: 'Decision: absent status stays absent',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       const name = ctx.fixtures.uniqueName('no status');
       const created = await post(ctx, JSON.stringify({ name, categoryId: 1 }));
       const pet = expectPet(ctx, created, 201);
@@ -99,6 +100,7 @@ export const createPetChecks: Check[] = [
     description: 'each PetStatus (available, pending, sold) is accepted and returned as sent',
     spec: 'Resources / PetStatus, NewPet: status is one of available, pending, sold',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       for (const status of ['available', 'pending', 'sold'] as const) {
         const name = ctx.fixtures.uniqueName(status);
         const exchange = await post(ctx, JSON.stringify({ name, categoryId: 5, status }));
@@ -112,6 +114,7 @@ export const createPetChecks: Check[] = [
       'categoryId is exact over int64: 2^53+1, 2^63-1 and -2^63 come back digit for digit from createPet and getPet',
     spec: 'Resources / NewPet, Pet: categoryId (and id) are integers of format int64',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       for (const categoryId of ['9007199254740993', String(INT64_MAX), String(INT64_MIN), '0']) {
         const name = ctx.fixtures.uniqueName('int64');
         const created = await post(ctx, `{"name":${JSON.stringify(name)},"categoryId":${categoryId}}`);
@@ -189,6 +192,7 @@ export const createPetChecks: Check[] = [
     spec: 'Resources / Pet: a Pet has every field of NewPet; name constraints are not shown (a name is stored exactly, or refused with a 400 Error, never changed)',
     decision: 'Decision: name is stored and returned exactly as sent (all of these are accepted)',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       const tag = ctx.fixtures.uniqueName('exact');
       const names = [
         `${tag} ${'x'.repeat(PET_NAME_MAX_LENGTH - tag.length - 1)}`,
@@ -346,6 +350,7 @@ export const createPetChecks: Check[] = [
     spec: 'Endpoints: bodies are application/json (media types are case-insensitive, a charset parameter allowed: RFC 9110 8.3)',
     decision: 'Decision: request bodies (application/*+json is accepted)',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       const types = ['application/json; charset=utf-8', 'APPLICATION/JSON'];
       if (reference(ctx)) types.push('application/vnd.petstore+json');
       for (const type of types) {

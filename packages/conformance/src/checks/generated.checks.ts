@@ -64,6 +64,7 @@ export const generatedChecks: Check[] = [
     decision:
       'Decision: name is 1-255 code points, not only whitespace, valid Unicode without NUL (all such names are accepted)',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       await property(ctx, this.id, validNewPetArbitrary, async (newPet: NewPet) => {
         const created = await ctx.http.send('/pets', {
           method: 'POST',
