@@ -50,7 +50,7 @@ describe.each(DATABASE_KINDS)('@petstore/conformance against the real API on %s'
   });
 });
 
-describe('@petstore/conformance --profile reference after the README\'s first calls, on a fresh database', () => {
+describe("@petstore/conformance --profile reference after the README's first calls, on a fresh database", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer('pglite', 'conformance-first-calls');
@@ -59,7 +59,7 @@ describe('@petstore/conformance --profile reference after the README\'s first ca
     await server?.close();
   });
 
-  it('passes with pet 1 the README\'s available Rex (a forged cursor must still differ from the genuine one)', async () => {
+  it("passes with pet 1 the README's available Rex (a forged cursor must still differ from the genuine one)", async () => {
     // README "A first call": createPet, so pet 1 is `available` and the first page of available pets ends at it.
     const created = await fetch(`${server.baseUrl}/pets`, {
       method: 'POST',
@@ -67,7 +67,9 @@ describe('@petstore/conformance --profile reference after the README\'s first ca
       body: '{"name":"Rex","categoryId":9007199254740993,"status":"available"}',
     });
     expect(created.status).toBe(201);
-    expect(await created.text()).toBe('{"id":1,"name":"Rex","categoryId":9007199254740993,"status":"available"}');
+    expect(await created.text()).toBe(
+      '{"id":1,"name":"Rex","categoryId":9007199254740993,"status":"available"}',
+    );
     const report = await runConformance({
       baseUrl: server.baseUrl,
       apiKey: TEST_API_KEY,
