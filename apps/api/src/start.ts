@@ -3,9 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
-import { migrationsAreCurrent } from './db/applied-migrations.js';
 import { openDatabase } from './db/database.js';
-import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
+import { listMigrationNames, migrateIfNeeded } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { publicServers } from './http/docs.js';
 import { createHealth } from './http/health.js';
@@ -48,9 +47,7 @@ async function main(): Promise<void> {
     limits: config.databaseLimits,
   });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
-  const { applied } = (await migrationsAreCurrent(database.sql))
-    ? { applied: [] as string[] }
-    : await applyPendingMigrations(database.migrationAdapter);
+  const { applied } = await migrateIfNeeded(database);
   logger.info({ database: database.description, applied }, 'database ready');
 
   const servers = publicServers(config);
