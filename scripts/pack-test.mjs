@@ -331,7 +331,7 @@ async function main() {
     if (handler.apiErrorOf(error)?.code !== 'pet_not_found') throw new Error(name + ': apiErrorOf: ' + handler.apiErrorOf(error));
     if (error instanceof handler.CallAbortedError) throw new Error(name + ': a PetStoreApiError is not a CallAbortedError');
   }
-  console.log('dual package (' + process.argv[2] + '): a real 404 from either build is instanceof the other build's PetStoreApiError; apiErrorOf reads it');
+  console.log('dual package (' + process.argv[2] + '): a real 404 from either build is instanceof the PetStoreApiError of the other; apiErrorOf reads it');
 }
 main().catch((error) => { console.error(error); process.exit(1); });
 `;
