@@ -28,43 +28,29 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
+import { PUBLISHED, packPackages } from './pack-packages.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const run = (command, args, cwd = root) => {
   console.log(`$ ${command} ${args.join(' ')}`);
   return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 };
-const pnpm = (...args) => run('npx', ['-y', 'pnpm@12', ...args]);
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
-const published = readdirSync(path.join(root, 'packages'))
-  .map((dir) => path.join(root, 'packages', dir))
-  .filter((dir) => existsSync(path.join(dir, 'package.json')))
-  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) }))
-  .filter(({ manifest }) => !manifest.private);
 // Default: the packages other teams install. Each needs its consumer checks below.
-const DEFAULT_PACKAGES = ['@petstore/schema', '@petstore/client', '@petstore/conformance'];
 const wanted = process.argv.slice(2);
-const packages = (wanted.length > 0 ? wanted : DEFAULT_PACKAGES).map((name) => {
-  const found = published.find(({ manifest }) => manifest.name === name);
-  if (!found) throw new Error(`${name} is not a published workspace package`);
-  return found;
-});
-const names = packages.map(({ manifest }) => manifest.name);
+const names = wanted.length > 0 ? wanted : PUBLISHED;
 
 // Outside the workspace, so nothing resolves from the repository's node_modules.
 const project = mkdtempSync(path.join(tmpdir(), 'petstore-pack-test-'));
 const tarballs = path.join(project, 'tarballs');
 mkdirSync(tarballs);
 try {
-  pnpm('turbo', 'run', 'build', '--output-logs=errors-only', ...names.map((name) => `--filter=${name}`));
-  for (const { dir, manifest } of packages) {
-    const before = new Set(readdirSync(tarballs));
-    pnpm('--dir', dir, 'pack', '--pack-destination', tarballs);
-    const tarball = readdirSync(tarballs).find((file) => !before.has(file));
+  // Packed as `pnpm pack:packages` packs them (scripts/pack-packages.mjs), then checked as a consumer's tools would.
+  for (const { dir, manifest, tarball } of packPackages(names, tarballs)) {
     // Exit non-zero on any problem: a type that does not resolve in one mode, a CJS/ESM mix-up, a bad export map.
     process.stdout.write(run(bin('attw'), ['--pack', dir, '--format', 'table-flipped']));
-    process.stdout.write(run(bin('publint'), ['run', '--strict', path.join(tarballs, tarball)]));
+    process.stdout.write(run(bin('publint'), ['run', '--strict', tarball]));
     console.log(`${manifest.name}: attw and publint found no problem`);
   }
 
@@ -171,7 +157,14 @@ console.log('CommonJS consumer compiled with ' + process.argv[2] + ': ok');
   }
 
   if (names.includes('@petstore/client')) await runResponseTable(project);
-  if (names.includes('@petstore/conformance')) await runConformanceCli(project);
+  const api = await startApi();
+  try {
+    if (names.includes('@petstore/conformance')) runConformanceCli(project, api);
+    if (names.includes('@petstore/client')) runDualPackage(project, api);
+  } finally {
+    await api.stop();
+  }
+  runOnOldNode(project, names);
 
   // The consumer's own TypeScript, with the settings a current Node project uses.
   writeFileSync(
@@ -238,24 +231,9 @@ console.log('CommonJS consumer compiled with ' + process.argv[2] + ': ok');
 }
 
 /**
- * `npx @petstore/conformance` as another team runs it, from the installed tarball: its usage, one check of each
- * profile against a real API (started from this repository on embedded PGlite), and on an older Node a sentence
- * saying which Node it needs (the machine's own Node, when it is older than 24).
+ * The API, started from this repository on embedded PGlite, for the packages to talk to: `{ baseUrl, key, stop }`.
  */
-async function runConformanceCli(project) {
-  const npx = (args, options = {}) => {
-    console.log(`$ npx --offline @petstore/conformance ${args.join(' ')}`);
-    return spawnSync('npx', ['--offline', '@petstore/conformance', ...args], {
-      cwd: project,
-      encoding: 'utf8',
-      ...options,
-    });
-  };
-  const help = npx(['--help']);
-  if (help.status !== 0 || !help.stdout.startsWith('Usage: petstore-conformance'))
-    throw new Error(`the bin did not print its usage: ${help.stdout}${help.stderr}`);
-  console.log('npx @petstore/conformance --help: ok');
-
+async function startApi() {
   const key = 'pack-test-key-0123456789abcdef';
   const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-pack-api-'));
   const api = spawn(process.execPath, ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'], {
@@ -270,6 +248,13 @@ async function runConformanceCli(project) {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const stop = async () => {
+    if (api.exitCode === null) {
+      api.kill('SIGTERM');
+      await new Promise((resolve) => api.once('exit', resolve));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
     const baseUrl = await new Promise((resolve, reject) => {
       let out = '';
@@ -280,44 +265,167 @@ async function runConformanceCli(project) {
       });
       api.once('exit', (code) => reject(new Error(`the API exited with ${code} before listening: ${out}`)));
     });
-    for (const [profile, only] of [
-      ['interface', 'listPets.ok'],
-      ['reference', 'createPet.created'],
-    ]) {
-      const result = npx(['--base-url', baseUrl, '--api-key', key, '--profile', profile, '--only', only]);
-      const last = result.stdout.trim().split('\n').at(-1);
-      if (result.status !== 0 || last !== '1 passed, 0 failed')
-        throw new Error(
-          `the packed CLI (--profile ${profile}) did not pass ${only}: ${result.stdout}${result.stderr}`,
-        );
-      console.log(`npx @petstore/conformance --profile ${profile} --only ${only} against the API: ${last}`);
-    }
-  } finally {
-    api.kill('SIGTERM');
-    await new Promise((resolve) => api.once('exit', resolve));
-    rmSync(dataDir, { recursive: true, force: true });
+    return { baseUrl, key, stop };
+  } catch (error) {
+    await stop();
+    throw error;
   }
+}
 
-  // The machine's own Node (on this project's machines, 20), ahead of the repository's 24 on PATH.
-  const systemNode = ['/usr/bin/node', '/usr/local/bin/node'].find((candidate) => existsSync(candidate));
-  const version = systemNode && spawnSync(systemNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  if (!version || Number(version.slice(1).split('.')[0]) >= 24) {
-    console.log(
-      `no Node older than 24 on this machine (${version ?? 'none'}): the old-Node message is not tried`,
-    );
-    return;
-  }
-  const old = spawnSync(
-    systemNode,
-    [path.join(project, 'node_modules/@petstore/conformance/dist/cli.js'), '--help'],
-    {
+/**
+ * `npx @petstore/conformance` as another team runs it, from the installed tarball: its usage, and one check of
+ * each profile against the API, the key given in PETSTORE_API_KEY (not on the command line).
+ */
+function runConformanceCli(project, { baseUrl, key }) {
+  const npx = (args, env = {}) => {
+    console.log(`$ npx --offline @petstore/conformance ${args.join(' ')}`);
+    return spawnSync('npx', ['--offline', '@petstore/conformance', ...args], {
       cwd: project,
       encoding: 'utf8',
-    },
+      env: { ...process.env, ...env },
+    });
+  };
+  const help = npx(['--help']);
+  if (help.status !== 0 || !help.stdout.startsWith('Usage: PETSTORE_API_KEY=<key> petstore-conformance'))
+    throw new Error(`the bin did not print its usage: ${help.stdout}${help.stderr}`);
+  console.log('npx @petstore/conformance --help: ok');
+
+  for (const [profile, only] of [
+    ['interface', 'listPets.ok'],
+    ['reference', 'createPet.created'],
+  ]) {
+    const result = npx(['--base-url', baseUrl, '--profile', profile, '--only', only], {
+      PETSTORE_API_KEY: key,
+    });
+    const last = result.stdout.trim().split('\n').at(-1);
+    if (result.status !== 0 || last !== '1 passed, 0 failed')
+      throw new Error(
+        `the packed CLI (--profile ${profile}) did not pass ${only}: ${result.stdout}${result.stderr}`,
+      );
+    console.log(`npx @petstore/conformance --profile ${profile} --only ${only} against the API: ${last}`);
+  }
+}
+
+/**
+ * The dual-package hazard, as a program meets it: one process that loads the client's ESM build (import) and its
+ * CommonJS build (require), gets a real 404 through each, and handles it with the other's `PetStoreApiError` and
+ * `apiErrorOf`. Run from an ES module and from a CommonJS one.
+ */
+function runDualPackage(project, { baseUrl, key }) {
+  const body = (loadEsm, loadCjs) => `${loadEsm}
+${loadCjs}
+const options = { baseUrl: ${JSON.stringify(baseUrl)}, apiKey: ${JSON.stringify(key)}, retries: false };
+async function notFound(client) {
+  try {
+    await client.getPet(9223372036854775807n);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('getPet of a missing pet did not fail');
+}
+async function main() {
+  if (esm.PetStoreApiError === cjs.PetStoreApiError) throw new Error('one build loaded, not both');
+  for (const [thrower, handler, name] of [[cjs, esm, 'CommonJS error, ESM class'], [esm, cjs, 'ESM error, CommonJS class']]) {
+    const error = await notFound(thrower.createRestClient(options));
+    if (!(error instanceof handler.PetStoreApiError)) throw new Error(name + ': not instanceof: ' + error);
+    if (handler.apiErrorOf(error)?.code !== 'pet_not_found') throw new Error(name + ': apiErrorOf: ' + handler.apiErrorOf(error));
+    if (error instanceof handler.CallAbortedError) throw new Error(name + ': a PetStoreApiError is not a CallAbortedError');
+  }
+  console.log('dual package (' + process.argv[2] + '): a real 404 from either build is instanceof the PetStoreApiError of the other; apiErrorOf reads it');
+}
+main().catch((error) => { console.error(error); process.exit(1); });
+`;
+  writeFileSync(
+    path.join(project, 'dual.mjs'),
+    body(
+      "import * as esm from '@petstore/client';\nimport { createRequire } from 'node:module';",
+      "const cjs = createRequire(import.meta.url)('@petstore/client');",
+    ),
   );
-  if (old.status !== 2 || !old.stderr.includes(`needs Node 24 or later; this is Node ${version.slice(1)}`))
-    throw new Error(`on Node ${version} the CLI said: ${old.status} ${old.stdout}${old.stderr}`);
-  console.log(`petstore-conformance on Node ${version}: exit 2, "${old.stderr.trim().split('. ')[0]}."`);
+  writeFileSync(
+    path.join(project, 'dual.cjs'),
+    body(
+      "const cjs = require('@petstore/client');",
+      "let esm;\nconst loaded = import('@petstore/client').then((m) => { esm = m; });",
+    ).replace('async function main() {', 'async function main() {\n  await loaded;'),
+  );
+  process.stdout.write(run(process.execPath, ['dual.mjs', 'ESM program'], project));
+  process.stdout.write(run(process.execPath, ['dual.cjs', 'CommonJS program'], project));
+}
+
+/**
+ * The installed packages on the machine's own Node when it is older than they need (on this project's machines,
+ * 20): each refuses with the sentence that names what it needs, from ESM and CommonJS, instead of failing a first
+ * call as a "network" error or rounding 2^53+1.
+ */
+function runOnOldNode(project, names) {
+  const systemNode = ['/usr/bin/node', '/usr/local/bin/node'].find((candidate) => existsSync(candidate));
+  const version = systemNode && spawnSync(systemNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  if (!version || Number(version.slice(1).split('.')[0]) >= 22) {
+    console.log(`no Node older than 22 on this machine (${version ?? 'none'}): old runtimes are not tried`);
+    return;
+  }
+  const node = version.slice(1);
+  const onOldNode = (file, source) => {
+    writeFileSync(path.join(project, file), source);
+    const result = spawnSync(systemNode, [file], { cwd: project, encoding: 'utf8' });
+    if (result.status !== 0)
+      throw new Error(`on Node ${node}, ${file} failed: ${result.stdout}${result.stderr}`);
+    process.stdout.write(result.stdout);
+  };
+  const expectThrows = (call, message) => `{
+  let said;
+  try { ${call}; } catch (error) { said = error.message; }
+  if (said !== ${JSON.stringify(message)}) throw new Error('${call.replaceAll("'", '')} said: ' + said);
+}`;
+  const lacks = 'JSON.rawJSON and JSON.parse source text';
+  if (names.includes('@petstore/schema')) {
+    const message = `@petstore/schema needs ${lacks} (Node >= 22, Chrome/Edge >= 114, Firefox >= 135, Safari >= 18.4); this is Node ${node}, which lacks ${lacks}`;
+    const checks = [
+      expectThrows('parseJson(\'{"id":9007199254740993}\')', message),
+      expectThrows('stringifyJson({ id: 1n })', message),
+      expectThrows('assertExactJsonSupport()', message),
+    ].join('\n');
+    onOldNode(
+      'old-node-schema.mjs',
+      `import { parseJson, stringifyJson, assertExactJsonSupport } from '@petstore/schema';\n${checks}\nconsole.log('@petstore/schema on Node ${node} (ESM): refuses with one sentence');\n`,
+    );
+    onOldNode(
+      'old-node-schema.cjs',
+      `const { parseJson, stringifyJson, assertExactJsonSupport } = require('@petstore/schema');\n${checks}\nconsole.log('@petstore/schema on Node ${node} (CommonJS): refuses with one sentence');\n`,
+    );
+  }
+  if (names.includes('@petstore/client')) {
+    const message = `@petstore/client needs ${lacks.replace(' and ', ', ')} and AbortSignal.any (Node >= 22, Chrome/Edge >= 116, Firefox >= 135, Safari >= 18.4); this is Node ${node}, which lacks ${lacks}`;
+    const checks = [
+      expectThrows(
+        "createRestClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'key-0123456789abcdef' })",
+        message,
+      ),
+      expectThrows(
+        "createTrpcClient({ url: 'http://127.0.0.1:9/v1/trpc', apiKey: 'key-0123456789abcdef' })",
+        message,
+      ),
+    ].join('\n');
+    onOldNode(
+      'old-node-client.mjs',
+      `import { createRestClient, createTrpcClient } from '@petstore/client';\n${checks}\nconsole.log('@petstore/client on Node ${node} (ESM): refuses at creation with one sentence');\n`,
+    );
+    onOldNode(
+      'old-node-client.cjs',
+      `const { createRestClient, createTrpcClient } = require('@petstore/client');\n${checks}\nconsole.log('@petstore/client on Node ${node} (CommonJS): refuses at creation with one sentence');\n`,
+    );
+  }
+  if (names.includes('@petstore/conformance')) {
+    const old = spawnSync(
+      systemNode,
+      [path.join(project, 'node_modules/@petstore/conformance/dist/cli.js'), '--help'],
+      { cwd: project, encoding: 'utf8' },
+    );
+    if (old.status !== 2 || !old.stderr.includes(`needs Node 24 or later; this is Node ${node}`))
+      throw new Error(`on Node ${version} the CLI said: ${old.status} ${old.stdout}${old.stderr}`);
+    console.log(`petstore-conformance on Node ${version}: exit 2, "${old.stderr.trim().split('. ')[0]}."`);
+  }
 }
 
 /**

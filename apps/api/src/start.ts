@@ -3,9 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
-import { migrationsAreCurrent } from './db/applied-migrations.js';
 import { openDatabase } from './db/database.js';
-import { applyPendingMigrations, listMigrationNames } from './db/migrate.js';
+import { listMigrationNames, migrateIfNeeded } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { publicServers } from './http/docs.js';
 import { createHealth } from './http/health.js';
@@ -48,9 +47,7 @@ async function main(): Promise<void> {
     limits: config.databaseLimits,
   });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
-  const { applied } = (await migrationsAreCurrent(database.sql))
-    ? { applied: [] as string[] }
-    : await applyPendingMigrations(database.migrationAdapter);
+  const { applied } = await migrateIfNeeded(database);
   logger.info({ database: database.description, applied }, 'database ready');
 
   const servers = publicServers(config);
@@ -85,7 +82,7 @@ async function main(): Promise<void> {
   const server = createHttpServer(app, config.serverLimits);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenError(error, 'PORT', config.host, config.port)));
     server.listen(config.port, config.host);
   });
   // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
@@ -112,12 +109,39 @@ async function main(): Promise<void> {
 
   if (metrics !== undefined && config.metrics !== undefined) {
     const { serveMetrics } = await import('./observability/metrics.js');
-    const metricsServer = await serveMetrics(metrics, config.metrics.port, config.metrics.host);
+    const { port: wanted, host: metricsAt } = config.metrics;
+    const metricsServer = await serveMetrics(metrics, wanted, metricsAt).catch((error: Error) => {
+      throw listenError(error, 'METRICS_PORT', metricsAt, wanted);
+    });
     const { port: metricsPort } = metricsServer.address() as AddressInfo;
     const metricsHost = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host;
     process.stdout.write(`Metrics on http://${metricsHost}:${metricsPort}/metrics\n`);
     closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
   }
+}
+
+/**
+ * A port that cannot be listened on is the operator's to fix, not a crash: one line saying what is wrong and
+ * what to do (a ConfigError, printed without a stack), instead of Node's EADDRINUSE stack trace.
+ */
+function listenError(error: Error, variable: string, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new ConfigError(
+      `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
+        `Stop it, or choose another port: ${variable}=${port === 3000 ? 3001 : port + 1} (or ${variable}=0 for any free one).`,
+    );
+  if (code === 'EACCES')
+    return new ConfigError(
+      `${variable}=${port}: not allowed to listen on ${where} (ports below 1024 need privileges). ` +
+        `Choose a port of 1024 or above: ${variable}=3000.`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new ConfigError(
+      `HOST=${host}: no interface of this machine has that address. Use HOST=127.0.0.1 or HOST=0.0.0.0.`,
+    );
+  return error;
 }
 
 main().catch((error: unknown) => {

@@ -49,3 +49,34 @@ describe.each(DATABASE_KINDS)('@petstore/conformance against the real API on %s'
     expect(explain(report.results)).toBe('');
   });
 });
+
+describe("@petstore/conformance --profile reference after the README's first calls, on a fresh database", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'conformance-first-calls');
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("passes with pet 1 the README's available Rex (a forged cursor must still differ from the genuine one)", async () => {
+    // README "A first call": createPet, so pet 1 is `available` and the first page of available pets ends at it.
+    const created = await fetch(`${server.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' },
+      body: '{"name":"Rex","categoryId":9007199254740993,"status":"available"}',
+    });
+    expect(created.status).toBe(201);
+    expect(await created.text()).toBe(
+      '{"id":1,"name":"Rex","categoryId":9007199254740993,"status":"available"}',
+    );
+    const report = await runConformance({
+      baseUrl: server.baseUrl,
+      apiKey: TEST_API_KEY,
+      seed: 4,
+      numRuns: 5,
+      profile: 'reference',
+    });
+    expect(explain(report.results)).toBe('');
+  });
+});

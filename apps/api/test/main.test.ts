@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { PetSchema } from '@petstore/schema';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scaled, timeouts } from '../../../tooling/vitest.shared.js';
 import { call } from './support/http.js';
-import { killProcess, makeTempDir, removeTempDir, spawnOwned } from './support/run-registry.js';
+import { killProcess, makeTempDir, onCleanup, removeTempDir, spawnOwned } from './support/run-registry.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 
 // Every test here starts the API as a process (TypeScript compiled at start-up, PGlite loaded): slow on a busy
@@ -330,6 +330,33 @@ describe('main: the process as users start it', () => {
   );
 
   it(
+    'says in one line that the port is in use and what to do, exit 1, instead of an EADDRINUSE stack',
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const close = () => new Promise<void>((resolve) => taken.close(() => resolve()));
+      const forget = onCleanup(close);
+      try {
+        const { port } = taken.address() as AddressInfo;
+        const proc = startMain({
+          DATA_DIR: dataDir,
+          API_KEYS: 'port-key-0123456789abcdef',
+          PORT: String(port),
+        });
+        expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
+        expect(proc.output().stderr).toBe(
+          `PORT=${port}: 127.0.0.1:${port} is already in use (another Pet Store, or another program, listens there). ` +
+            `Stop it, or choose another port: PORT=${port + 1} (or PORT=0 for any free one).\n`,
+        );
+      } finally {
+        forget();
+        await close();
+      }
+    },
+    PROCESS_TEST,
+  );
+
+  it(
     'refuses to start on a Node without the exact-JSON features, saying which Node it needs',
     async () => {
       // What Node 20 lacks: JSON.rawJSON (and the reviver's source text).
@@ -339,7 +366,7 @@ describe('main: the process as users start it', () => {
       ]);
       expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
       expect(proc.output().stderr).toBe(
-        `@petstore/schema needs Node >= 22 (JSON.rawJSON and JSON.parse source text); this is Node ${process.versions.node}\n`,
+        `@petstore/schema needs JSON.rawJSON and JSON.parse source text (Node >= 22, Chrome/Edge >= 114, Firefox >= 135, Safari >= 18.4); this is Node ${process.versions.node}, which lacks JSON.rawJSON\n`,
       );
       expect(proc.output().stdout).toBe('');
     },

@@ -346,6 +346,16 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
       expectError(await call(base.replace(/\/v1$/, ''), '/', { apiKey: null }), 404, 'route_not_found');
     });
 
+    it('GET / (no /v1) is a 404 Error body whose message points to /v1 and /docs', async () => {
+      const root = await call(base.replace(/\/v1$/, ''), '/', { apiKey: null });
+      expectError(root, 404, 'route_not_found');
+      expect((root.body as { message: string }).message).toBe(
+        'no route for GET /: the API is under /v1 (GET /v1/pets with an API key); its documentation is at /docs and /v1/openapi.json',
+      );
+      const unknown = await call(base, '/store/orders');
+      expect((unknown.body as { message: string }).message).toBe('no route for GET /v1/store/orders');
+    });
+
     it('an unsupported method is 405 with Allow', async () => {
       for (const [method, path, allow] of [
         ['DELETE', '/pets', 'GET, HEAD, POST'],

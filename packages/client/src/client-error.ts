@@ -1,4 +1,5 @@
 import type { ApiError } from '@petstore/schema';
+import { shareIdentity } from './shared-identity.js';
 
 /**
  * What went wrong, so a caller can branch without parsing messages:
@@ -45,3 +46,5 @@ export class PetStoreApiError extends Error {
     return this.error?.code ?? this.kind;
   }
 }
+// One class whatever the module format: see shared-identity.ts.
+shareIdentity(PetStoreApiError, '@petstore/client.PetStoreApiError');

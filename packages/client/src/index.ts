@@ -8,5 +8,6 @@ export type { CreatePetOptions, PetsPageResult, RestClient, RestClientOptions } 
 export { createRestClient, nextCursorFromLink } from './rest-client.js';
 export type { CallOptions, CallPolicyOptions, RetryOptions } from './retry.js';
 export { CallAbortedError } from './retry.js';
+export { CLIENT_RUNTIMES } from './runtime.js';
 export type { AppRouter, PetStoreTrpcClient, TrpcClientOptions } from './trpc-client.js';
 export { createTrpcClient } from './trpc-client.js';

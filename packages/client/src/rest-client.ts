@@ -29,6 +29,7 @@ import {
   newIdempotencyKey,
   retryPolicy,
 } from './retry.js';
+import { assertClientRuntime } from './runtime.js';
 
 /** createPet's per-call options. */
 export interface CreatePetOptions extends CallOptions {
@@ -166,6 +167,7 @@ function requestOf(op: RestOperationContract, argument: unknown): { path: string
  * int64 values are exact both ways (`bigint` in and out, JSON numbers with every digit on the wire).
  */
 export function createRestClient(options: RestClientOptions): RestClient {
+  assertClientRuntime();
   const baseUrl = resolveBaseUrl(options);
   if (typeof options.apiKey !== 'string' || options.apiKey === '') {
     throw new TypeError('apiKey is required: the service refuses every call without one');

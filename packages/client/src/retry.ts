@@ -4,6 +4,8 @@
 // only when it carries an idempotency key, so that a repeat of a request whose answer was lost cannot store
 // the pet twice (the service replays the first answer instead).
 
+import { shareIdentity } from './shared-identity.js';
+
 /** How failed calls are retried. */
 export interface RetryOptions {
   /** Most HTTP requests per call, the first included (default 3). */
@@ -131,6 +133,7 @@ export const attemptsSuffix = (attempts: number | undefined) =>
 export class CallAbortedError extends Error {
   override name = 'CallAbortedError';
 }
+shareIdentity(CallAbortedError, '@petstore/client.CallAbortedError');
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {

@@ -13,6 +13,7 @@ import {
   type RetryPolicy,
   retryPolicy,
 } from './retry.js';
+import { assertClientRuntime } from './runtime.js';
 
 export type { AppRouter };
 
@@ -112,6 +113,7 @@ function idempotencyLink(policy: RetryPolicy): TRPCLink<AppRouter> {
  * `Error` body REST would have sent; `apiErrorOf(error)` reads it for either client.
  */
 export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient {
+  assertClientRuntime();
   const url =
     options.environment !== undefined
       ? `${resolveBaseUrl({ environment: options.environment })}${TRPC_ENDPOINT}`

@@ -9,11 +9,11 @@ const cell = (text: string | undefined) => (text ?? '').replaceAll('|', '\\|').r
 export function checkTable(): string {
   const rows = ALL_CHECKS.map(
     (check) =>
-      `| \`${check.id}\` | ${cell(check.description)} | ${cell(check.spec) || '—'} | ${cell(check.decision) || '—'} |`,
+      `| \`${check.id}\` | ${cell(check.description)} | ${cell(check.interfaceDescription) || (check.spec === undefined ? '—' : 'the same')} | ${cell(check.spec) || '—'} | ${cell(check.decision) || '—'} |`,
   );
   return [
-    '| id | a conforming deployment... (under `reference`) | interface section it enforces (`interface` and `reference`) | decision it adds (`reference` only) |',
-    '| --- | --- | --- | --- |',
+    '| id | a conforming deployment... (under `reference`) | what it asserts under `interface` | interface section it enforces (`interface` and `reference`) | decision it adds (`reference` only) |',
+    '| --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
 }

@@ -1,10 +1,10 @@
 export type { Check, CheckContext, CheckSource, Profile } from './check.js';
-export { CheckFailure, CheckSkipped, inProfile, PROFILES } from './check.js';
+export { CheckFailure, CheckSkipped, describeCheck, inProfile, PROFILES } from './check.js';
 export { checkTable } from './check-table.js';
 export type { OpenApiDocument, OpenApiOption } from './openapi.js';
 export { OpenApiLoadError } from './openapi.js';
 
-import { inProfile, type Profile, sourceOf } from './check.js';
+import { describeCheck, inProfile, type Profile, sourceOf } from './check.js';
 import { ALL_CHECKS } from './checks/all.checks.js';
 
 export { curlOf, formatJUnit, formatResult, formatSummary } from './report.js';
@@ -23,13 +23,18 @@ export {
 export { ALL_CHECKS };
 
 /**
- * Each check of a profile (every check without one), in run order: its id, one-line description, the section
- * of the interface it enforces and the decision of ours it adds under `reference`.
+ * Each check of a profile (every check without one), in run order: its id, the line that says what it asserts
+ * under that profile (under `reference` without one), the section of the interface it enforces and the decision
+ * of ours it adds under `reference`.
  */
 export function listChecks(
   profile?: Profile,
 ): Array<{ id: string; description: string; spec?: string; decision?: string }> {
   return (profile === undefined ? ALL_CHECKS : ALL_CHECKS.filter((check) => inProfile(check, profile))).map(
-    (check) => ({ id: check.id, description: check.description, ...sourceOf(check) }),
+    (check) => ({
+      id: check.id,
+      description: describeCheck(check, profile ?? 'reference'),
+      ...sourceOf(check),
+    }),
   );
 }

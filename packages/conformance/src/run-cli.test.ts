@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFERENCE_CLAIM } from '../test/reference-claim.js';
 import { checkTable } from './check-table.js';
 import { ALL_CHECKS } from './checks/all.checks.js';
 import { EXIT, runCli } from './run-cli.js';
@@ -30,7 +31,7 @@ describe('petstore-conformance CLI', () => {
 
   it('exits 2 with the usage when the base URL or key is missing or the base URL is not /v1', async () => {
     expect((await cli([])).code).toBe(EXIT.usage);
-    expect((await cli(['--base-url', baseUrl])).err).toMatch(/--api-key \(or API_KEY\) is required/);
+    expect((await cli(['--base-url', baseUrl])).err).toMatch(/PETSTORE_API_KEY \(or --api-key\) is required/);
     expect((await cli(['--base-url', 'http://127.0.0.1:1/api', '--api-key', 'k'])).err).toMatch(
       /must end with/,
     );
@@ -56,6 +57,20 @@ describe('petstore-conformance CLI', () => {
     expect(ids(out)).toHaveLength(ALL_CHECKS.filter((check) => check.spec !== undefined).length);
     expect(out).not.toContain('http.options');
     expect(out).not.toContain('# Decision');
+    // Each line says what the interface profile asserts, not our decisions (an error code, our challenge).
+    expect(out).toContain(
+      'listPets.limit.invalid.zero - listPets?limit=0 (below the minimum 1) is refused with a 4xx Error body or answered with a valid page, never a 5xx',
+    );
+    expect(out.split('\n').filter((line) => REFERENCE_CLAIM.test(line))).toEqual([]);
+  });
+
+  it('takes the key from PETSTORE_API_KEY, and its help says why not --api-key', async () => {
+    const help = await cli(['--help']);
+    expect(help.out).toMatch(/^Usage: PETSTORE_API_KEY=<key> petstore-conformance/);
+    expect(help.out).toContain("printed by the\npackage manager's command echo");
+    const run = await cli(['--only', 'listPets.ok'], { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: 'k' });
+    expect(run.err).toBe('');
+    expect(run.code).toBe(EXIT.failed);
   });
 
   it('exits 2 on an unknown profile or an --openapi document it cannot read', async () => {
@@ -75,8 +90,8 @@ describe('petstore-conformance CLI', () => {
     const { code, out } = await cli(
       ['--only', 'listPets.limit.invalid.zero', '--report', report, '--seed', '3'],
       {
-        BASE_URL: `${baseUrl}/`,
-        API_KEY: 'secret-key-0123456789',
+        PETSTORE_BASE_URL: `${baseUrl}/`,
+        PETSTORE_API_KEY: 'secret-key-0123456789',
       },
     );
     expect(code).toBe(EXIT.failed);

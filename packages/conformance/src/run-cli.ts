@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { describeCheck } from './check.js';
 import { OpenApiLoadError } from './openapi.js';
 import { formatJUnit, formatResult, formatSummary } from './report.js';
 import {
@@ -12,13 +13,16 @@ import {
   selectChecks,
 } from './run-conformance.js';
 
-export const USAGE = `Usage: petstore-conformance --base-url <url ending in /v1> --api-key <key> [options]
+export const USAGE = `Usage: PETSTORE_API_KEY=<key> petstore-conformance --base-url <url ending in /v1> [options]
 
 Certifies a deployment of the Pet Store interface over plain HTTP. It creates pets (with unique names).
 
+The API key: set PETSTORE_API_KEY. --api-key works too, but a key on the command line is printed by the
+package manager's command echo (pnpm, npm scripts, CI logs) and visible in ps and the shell history.
+
 Options:
-  --base-url <url>     the deployment, ending in /v1 (or BASE_URL)
-  --api-key <key>      sent as "Authorization: Bearer <key>" (or API_KEY)
+  --base-url <url>     the deployment, ending in /v1 (or PETSTORE_BASE_URL)
+  --api-key <key>      sent as "Authorization: Bearer <key>"; prefer PETSTORE_API_KEY (see above)
   --profile <name>     interface (default): what the Pet Store interface requires, every reasonable answer
                        accepted where it is silent; reference: also every decision the reference
                        implementation documents
@@ -77,7 +81,10 @@ function parse(argv: string[]) {
   }
 }
 
-/** Runs the CLI; returns the exit code. Arguments win over BASE_URL / API_KEY from `env`. */
+/**
+ * Runs the CLI; returns the exit code. Arguments win over PETSTORE_BASE_URL / PETSTORE_API_KEY from `env` (and
+ * those over the older BASE_URL / API_KEY).
+ */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, output: CliOutput): Promise<number> {
   try {
     const values = parse(argv);
@@ -93,16 +100,16 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, output: Cli
     }
     if (values.list) {
       for (const check of selectChecks(undefined, profile)) {
-        output.out(`${check.id} - ${check.description}`);
+        output.out(`${check.id} - ${describeCheck(check, profile)}`);
         if (check.spec !== undefined) output.out(`  # interface: ${check.spec}`);
         if (check.decision !== undefined && profile === 'reference') output.out(`  # ${check.decision}`);
       }
       return EXIT.passed;
     }
-    const rawBaseUrl = values['base-url'] ?? env.BASE_URL;
-    const apiKey = values['api-key'] ?? env.API_KEY;
-    if (!rawBaseUrl) throw new UsageError('--base-url (or BASE_URL) is required');
-    if (!apiKey) throw new UsageError('--api-key (or API_KEY) is required');
+    const rawBaseUrl = values['base-url'] ?? env.PETSTORE_BASE_URL ?? env.BASE_URL;
+    const apiKey = values['api-key'] ?? env.PETSTORE_API_KEY ?? env.API_KEY;
+    if (!rawBaseUrl) throw new UsageError('--base-url (or PETSTORE_BASE_URL) is required');
+    if (!apiKey) throw new UsageError('PETSTORE_API_KEY (or --api-key) is required');
     const seed = integer('seed', values.seed, 0) ?? randomInt(0, 2 ** 31 - 1);
     const numRuns = integer('num-runs', values['num-runs'], 1);
     const timeoutMs = integer('timeout', values.timeout, 1);

@@ -3,6 +3,7 @@ import {
   type Check,
   CheckFailure,
   CheckSkipped,
+  describeCheck,
   inProfile,
   PROFILES,
   type Profile,
@@ -225,7 +226,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   for (const check of checks) {
     const checkStarted = performance.now();
     const lastBefore = http.lastRequest;
-    const base = { id: check.id, description: check.description, durationMs: 0, ...sourceOf(check) };
+    const base = {
+      id: check.id,
+      description: describeCheck(check, profile),
+      durationMs: 0,
+      ...sourceOf(check),
+    };
     let result: CheckResult;
     try {
       await check.run(ctx);

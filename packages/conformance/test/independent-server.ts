@@ -110,7 +110,11 @@ function json(schema: object) {
   return { description: 'JSON', content: { 'application/json': { schema } } };
 }
 
-export async function startIndependentServer(apiKey: string): Promise<IndependentServer> {
+/** `createStatus`: the status of a successful create (201), to break the suite's createPet fixture on purpose. */
+export async function startIndependentServer(
+  apiKey: string,
+  { createStatus = 201 }: { createStatus?: number } = {},
+): Promise<IndependentServer> {
   const pets: StoredPet[] = [];
   let lastId = 2n ** 62n;
 
@@ -182,7 +186,7 @@ export async function startIndependentServer(apiKey: string): Promise<Independen
       status: (status ?? 'available') as Status,
     };
     pets.push(pet);
-    send(res, 201, pet);
+    send(res, createStatus, pet);
   };
 
   const server: Server = createServer((req, res) => {

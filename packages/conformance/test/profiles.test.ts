@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/all.checks.js';
 import { type CheckResult, runConformance } from '../src/index.js';
 import { INDEPENDENT_OPENAPI, type IndependentServer, startIndependentServer } from './independent-server.js';
+import { REFERENCE_CLAIM } from './reference-claim.js';
 
 const KEY = 'independent-team-key-0123456789';
 
@@ -33,6 +34,8 @@ describe('profiles against an independent implementation that decides every gap 
     expect(report.results.map((result) => result.id)).toEqual(
       ALL_CHECKS.filter((check) => check.spec !== undefined).map((check) => check.id),
     );
+    // `ok <id> - <line>`: each line says what this profile asserted, none of our decisions.
+    expect(report.results.filter((result) => REFERENCE_CLAIM.test(result.description))).toEqual([]);
   });
 
   it('fails --profile reference on checks that enforce a decision of ours, and on no other', async () => {
@@ -51,6 +54,37 @@ describe('profiles against an independent implementation that decides every gap 
     expect(explain(interfaceOnly)).toBe('');
     // The decisions it takes differently, every one of them caught.
     expect(failed.map((result) => result.id).sort()).toEqual(EXPECTED_REFERENCE_FAILURES);
+  });
+});
+
+describe('a broken fixture: createPet answers 200 instead of 201', () => {
+  let server: IndependentServer;
+  beforeAll(async () => {
+    server = await startIndependentServer(KEY, { createStatus: 200 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('is reported once by the first check that needs it; its dependents are skipped, saying why', async () => {
+    const report = await runConformance({ baseUrl: server.baseUrl, apiKey: KEY, seed: 11, numRuns: 5 });
+    const failed = report.results.filter((result) => !result.ok);
+    const [first, ...others] = failed;
+    expect(first?.reason).toMatch(
+      /^createPet, which this and later checks need to make pets, answered wrongly: expected status 201, got 200/,
+    );
+    // Besides it, only the checks whose subject is createPet's answer itself.
+    expect(others.map((result) => result.id)).toEqual([
+      'createPet.created',
+      'responses.documented-status',
+      'responses.openapi',
+    ]);
+    const dependents = report.results.filter((result) => result.skipped !== undefined);
+    expect(dependents.length).toBeGreaterThan(15);
+    for (const result of dependents)
+      expect(result.skipped).toMatch(
+        /^needs pets made by createPet, which answered wrongly earlier in this run \(expected status 201, got 200/,
+      );
   });
 });
 

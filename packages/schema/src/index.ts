@@ -73,4 +73,5 @@ export {
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
 } from './queries.js';
-export { assertExactJsonSupport } from './runtime.js';
+export type { RuntimeRequirement } from './runtime.js';
+export { assertExactJsonSupport, EXACT_JSON_RUNTIMES } from './runtime.js';

@@ -3,6 +3,8 @@
 // current browsers give a reviver the source text of each number (`context.source`) and let `JSON.stringify`
 // emit a number verbatim through `JSON.rawJSON`, which is all that is needed to round-trip int64 exactly.
 
+import { requireExactJson } from './runtime.js';
+
 type ReviverContext = { source?: string };
 type JsonWithRaw = typeof JSON & { rawJSON(text: string): unknown };
 
@@ -37,9 +39,11 @@ const PLAIN_INTEGER = /^-?\d+$/;
  *   integer. Non-integers (`1.5`) are left as `JSON.parse` reads them;
  * - an object that names a key twice (`{"name":"a","name":"b"}`) is refused: `JSON.parse` keeps the last value,
  *   other parsers keep the first, so one body could mean two pets (I-JSON, RFC 7493, forbids it).
- * Its errors are `SyntaxError`s.
+ * Its errors are `SyntaxError`s. On a runtime without the reviver's source text (Node < 22) it throws the
+ * {@link assertExactJsonSupport} error rather than round silently.
  */
 export function parseJson(text: string): unknown {
+  requireExactJson();
   const value = JSON.parse(text, revive as (this: unknown, key: string, value: unknown) => unknown);
   if (typeof value === 'object' && value !== null) {
     const duplicate = findDuplicateKey(text);
@@ -109,6 +113,7 @@ function findDuplicateKey(text: string): string | undefined {
 
 /** `JSON.stringify`, except that a `bigint` is written as a plain JSON number with every digit. */
 export function stringifyJson(value: unknown): string {
+  requireExactJson();
   return JSON.stringify(value, (_key, item: unknown) =>
     typeof item === 'bigint' ? (JSON as JsonWithRaw).rawJSON(item.toString()) : item,
   );

@@ -16,6 +16,7 @@ import {
 } from './contract.js';
 import { ERROR_CODES, ErrorSchema } from './error.js';
 import { PetStatusSchema } from './pet.js';
+import { requireExactJson } from './runtime.js';
 
 /** The version of the interface description (the spec's "1.0.0"); not the npm version of this package. */
 export const OPENAPI_INFO_VERSION = '1.0.0';
@@ -412,6 +413,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
 
 /** The document as JSON text with int64 bounds written exactly; `space` indents it like `JSON.stringify`. */
 export function createOpenApiJson(options: OpenApiOptions = {}, space?: number): string {
+  requireExactJson();
   // As stringifyJson does, with indentation for the committed snapshot: a bigint becomes a raw JSON number.
   const rawJson = (JSON as typeof JSON & { rawJSON(text: string): unknown }).rawJSON;
   return JSON.stringify(

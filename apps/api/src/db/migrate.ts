@@ -7,8 +7,10 @@
 // pglite-migration-adapter.ts (how the engine reaches each database), migration-diff.ts (authoring).
 import { existsSync } from 'node:fs';
 import type { SqlMigrationAwareDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
+import { migrationsAreCurrent } from './applied-migrations.js';
 import { findPrismaPath, readMigrations } from './migration-files.js';
 import { NO_FILTERS, withSchemaEngine } from './schema-engine.js';
+import type { Sql } from './sql.js';
 
 export type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 export { listMigrationNames } from './migration-files.js';
@@ -18,6 +20,19 @@ export { listMigrationNames } from './migration-files.js';
  * Deliberately not Prisma's own key (72707369), which the engine takes itself on another connection.
  */
 export const MIGRATION_ADVISORY_LOCK_KEY = 0x50657453;
+
+/**
+ * What a process that opens the database does first (the server at start-up, `pnpm keys`, `pnpm db:migrate`):
+ * nothing when the database already has every committed migration (the usual case: no schema engine to load,
+ * which is most of a key command's time), else {@link applyPendingMigrations} under its lock.
+ */
+export async function migrateIfNeeded(database: {
+  sql: Sql;
+  migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
+}): Promise<{ applied: string[] }> {
+  if (await migrationsAreCurrent(database.sql)) return { applied: [] };
+  return applyPendingMigrations(database.migrationAdapter);
+}
 
 /**
  * Applies every committed migration the database has not seen yet, in name order, like

@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
 import { createLogger } from '../logger.js';
 import { type Database, openDatabase } from './database.js';
-import { applyPendingMigrations } from './migrate.js';
+import { migrateIfNeeded } from './migrate.js';
 
 /**
  * For command-line tools: opens the database the app would use (DATABASE_URL, or the embedded PGlite in
- * DATA_DIR), applies pending migrations as the app does at start-up, runs `use`, and closes it.
+ * DATA_DIR), applies pending migrations as the app does at start-up (none to apply: no schema engine loaded),
+ * runs `use`, and closes it.
  */
 export async function withConfiguredDatabase<T>(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databaseLimits'>>,
@@ -18,7 +19,7 @@ export async function withConfiguredDatabase<T>(
     limits: config.databaseLimits,
   });
   try {
-    const { applied } = await applyPendingMigrations(database.migrationAdapter);
+    const { applied } = await migrateIfNeeded(database);
     return await use(database, applied);
   } finally {
     await database.close();

@@ -47,12 +47,21 @@ export function errorHandler(onInternalError: InternalErrorSink): ErrorRequestHa
  * The last handler: no route. Under the API's base path the key is still checked first, so that a caller without
  * one learns nothing about which paths exist.
  */
+/**
+ * Outside /v1 (`GET /`, `/pets` without the version), where someone new lands first: the message says where the
+ * API and its documentation are, so the 404 is a pointer and still an Error body.
+ */
+const outsideApi = (path: string): string =>
+  path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`)
+    ? ''
+    : `: the API is under ${API_BASE_PATH} (GET ${API_BASE_PATH}/pets with an API key); its documentation is at /docs and ${API_BASE_PATH}/openapi.json`;
+
 export function routeNotFound(guard: AccessGuard): RequestHandler {
   return async (req) => {
     if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
       await guard(authorizationOf(req), { address: req.socket.remoteAddress });
     }
-    throw new AppError('route_not_found', `no route for ${req.method} ${req.path}`);
+    throw new AppError('route_not_found', `no route for ${req.method} ${req.path}${outsideApi(req.path)}`);
   };
 }
 

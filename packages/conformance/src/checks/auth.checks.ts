@@ -60,6 +60,7 @@ function perOperation(operation: Operation): Check[] {
   return [
     {
       id: `auth.missing-key.${name}`,
+      interfaceDescription: `${name} without Authorization is 401 with an Error body`,
       description: `${name} without Authorization is 401 unauthorized with WWW-Authenticate: Bearer realm="petstore"`,
       spec: SPEC_401,
       decision: DECISION_CHALLENGE,
@@ -72,6 +73,7 @@ function perOperation(operation: Operation): Check[] {
     },
     {
       id: `auth.wrong-key.${name}`,
+      interfaceDescription: `${name} with an unknown API key is 401 with an Error body`,
       description: `${name} with an unknown API key is 401 unauthorized with a Bearer error="invalid_token" challenge`,
       spec: SPEC_401,
       decision: DECISION_CHALLENGE,
@@ -85,6 +87,7 @@ function perOperation(operation: Operation): Check[] {
     },
     {
       id: `auth.malformed.${name}`,
+      interfaceDescription: `${name} with a malformed Authorization header (Basic, bare key, "Bearer" alone, extra words) is 401 with an Error body`,
       description: `${name} with a malformed Authorization header (Basic, bare key, "Bearer" alone, extra words) is 401`,
       spec: `${SPEC_401} (the key travels only as "Bearer <API_KEY>")`,
       decision: DECISION_CHALLENGE,

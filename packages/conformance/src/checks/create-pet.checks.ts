@@ -2,6 +2,7 @@ import { INT64_MAX, INT64_MIN, PET_NAME_MAX_LENGTH } from '@petstore/schema';
 import {
   type Check,
   type CheckContext,
+  type CheckSource,
   check,
   expectPet,
   expectRefused,
@@ -32,12 +33,12 @@ const CODE_DECISION = (code: string) => `Decision: errors (code ${code})`;
  * A check that enforces only a decision of ours (no `spec`) runs under `reference` only.
  */
 function refusesBodies(
-  source: { id: string; description: string; spec?: string; decision: string },
+  source: CheckSource & { id: string; description: string },
   code: string,
   bodies: (ctx: CheckContext) => Array<string | Uint8Array>,
 ): Check {
   return {
-    ...(source as Check),
+    ...source,
     async run(ctx) {
       for (const body of bodies(ctx)) expectRefused(ctx, await post(ctx, body), 400, code);
     },
@@ -49,6 +50,8 @@ const valid = (ctx: CheckContext) => ctx.fixtures.uniqueName('invalid');
 export const createPetChecks: Check[] = [
   {
     id: 'createPet.created',
+    interfaceDescription:
+      'POST /pets is 201 with the Pet (new id, fields as sent), Content-Type application/json',
     description:
       'POST /pets is 201 with the Pet (new id, fields as sent), Content-Type application/json and Location /v1/pets/{id}',
     spec: 'Endpoints / POST /pets: 201 with the Pet, carrying the assigned id; Resources / Pet',
@@ -72,11 +75,14 @@ export const createPetChecks: Check[] = [
   },
   {
     id: 'createPet.status-omitted',
+    interfaceDescription:
+      'a pet created without status shows the same status (or none, never null) on create, getPet and listPets',
     description:
       'a pet created without status has none: the "status" key is absent (never null) on create, getPet and listPets',
     spec: 'Resources / Gaps: the status of a pet created without one is not shown (absent or a PetStatus, never null, the same on every read)',
     decision: 'Decision: absent status stays absent',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       const name = ctx.fixtures.uniqueName('no status');
       const created = await post(ctx, JSON.stringify({ name, categoryId: 1 }));
       const pet = expectPet(ctx, created, 201);
@@ -99,6 +105,7 @@ export const createPetChecks: Check[] = [
     description: 'each PetStatus (available, pending, sold) is accepted and returned as sent',
     spec: 'Resources / PetStatus, NewPet: status is one of available, pending, sold',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       for (const status of ['available', 'pending', 'sold'] as const) {
         const name = ctx.fixtures.uniqueName(status);
         const exchange = await post(ctx, JSON.stringify({ name, categoryId: 5, status }));
@@ -112,6 +119,7 @@ export const createPetChecks: Check[] = [
       'categoryId is exact over int64: 2^53+1, 2^63-1 and -2^63 come back digit for digit from createPet and getPet',
     spec: 'Resources / NewPet, Pet: categoryId (and id) are integers of format int64',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       for (const categoryId of ['9007199254740993', String(INT64_MAX), String(INT64_MIN), '0']) {
         const name = ctx.fixtures.uniqueName('int64');
         const created = await post(ctx, `{"name":${JSON.stringify(name)},"categoryId":${categoryId}}`);
@@ -135,6 +143,8 @@ export const createPetChecks: Check[] = [
   refusesBodies(
     {
       id: 'createPet.int64.out-of-range',
+      interfaceDescription:
+        'categoryId outside int64 (2^63, -2^63-1, 1e30) is 400 with an Error body, never wrapped or rounded',
       description:
         'categoryId outside int64 (2^63, -2^63-1, 1e30) is 400 validation_failed, never wrapped or rounded',
       spec: spec400('categoryId is not an int64 (an invalid value)'),
@@ -149,6 +159,7 @@ export const createPetChecks: Check[] = [
   refusesBodies(
     {
       id: 'createPet.required.name',
+      interfaceDescription: 'a NewPet without name is 400 with an Error body',
       description: 'a NewPet without name is 400 validation_failed',
       spec: spec400('name, a required field, is missing'),
       decision: CODE_DECISION('validation_failed'),
@@ -159,6 +170,7 @@ export const createPetChecks: Check[] = [
   refusesBodies(
     {
       id: 'createPet.required.categoryId',
+      interfaceDescription: 'a NewPet without categoryId is 400 with an Error body',
       description: 'a NewPet without categoryId is 400 validation_failed',
       spec: spec400('categoryId, a required field, is missing'),
       decision: CODE_DECISION('validation_failed'),
@@ -184,11 +196,14 @@ export const createPetChecks: Check[] = [
   ),
   {
     id: 'createPet.name.kept-exactly',
+    interfaceDescription:
+      'a name (255 characters, outer spaces, emoji, combining marks, RTL, a leading U+FEFF) is stored and returned exactly as sent, or refused with 400 and an Error body',
     description:
       'name is stored and returned exactly as sent: 255 characters, outer spaces, emoji, combining marks, RTL, a leading U+FEFF',
     spec: 'Resources / Pet: a Pet has every field of NewPet; name constraints are not shown (a name is stored exactly, or refused with a 400 Error, never changed)',
     decision: 'Decision: name is stored and returned exactly as sent (all of these are accepted)',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       const tag = ctx.fixtures.uniqueName('exact');
       const names = [
         `${tag} ${'x'.repeat(PET_NAME_MAX_LENGTH - tag.length - 1)}`,
@@ -216,6 +231,7 @@ export const createPetChecks: Check[] = [
   },
   {
     id: 'createPet.status.invalid',
+    interfaceDescription: 'status unknown or in another case is 400 with an Error body',
     description: 'status null, unknown or in another case is 400 validation_failed (null is not a PetStatus)',
     spec: spec400('status is not a PetStatus (an invalid value)'),
     decision: 'Decision: "status": null is refused (null is not a PetStatus)',
@@ -244,6 +260,8 @@ export const createPetChecks: Check[] = [
   refusesBodies(
     {
       id: 'createPet.wrong-types',
+      interfaceDescription:
+        'wrong JSON types (name a number, categoryId a string, a fraction, a boolean or null) are 400 with an Error body',
       description:
         'wrong JSON types (name a number, categoryId a string, a fraction, a boolean or null) are 400 validation_failed',
       spec: spec400('a field has the wrong type (an invalid value)'),
@@ -263,6 +281,8 @@ export const createPetChecks: Check[] = [
   refusesBodies(
     {
       id: 'createPet.body.not-object',
+      interfaceDescription:
+        'a JSON body that is not an object ([], "Rex", 42, null, true) is 400 with an Error body',
       description: 'a JSON body that is not an object ([], "Rex", 42, null, true) is 400 validation_failed',
       spec: spec400('the body is not a NewPet object'),
       decision: CODE_DECISION('validation_failed'),
@@ -272,6 +292,7 @@ export const createPetChecks: Check[] = [
   ),
   {
     id: 'createPet.body.missing',
+    interfaceDescription: 'createPet with no body, or an empty one, is 400 with an Error body',
     description: 'createPet with no body, or an empty one, is 400 validation_failed',
     spec: spec400('the body is missing'),
     decision: CODE_DECISION('validation_failed'),
@@ -283,6 +304,8 @@ export const createPetChecks: Check[] = [
   refusesBodies(
     {
       id: 'createPet.body.malformed-json',
+      interfaceDescription:
+        'a body that is not JSON (truncated, single quotes, trailing comma, NaN, comments) is 400 with an Error body',
       description:
         'a body that is not JSON (truncated, single quotes, trailing comma, NaN, comments) is 400 malformed_json',
       spec: spec400('the body is not JSON (bodies are application/json)'),
@@ -342,10 +365,12 @@ export const createPetChecks: Check[] = [
   },
   {
     id: 'createPet.content-type.json',
+    interfaceDescription: 'application/json with charset=utf-8, and in upper case, is accepted (201)',
     description: 'application/json with charset=utf-8, and application/*+json, are accepted (201)',
     spec: 'Endpoints: bodies are application/json (media types are case-insensitive, a charset parameter allowed: RFC 9110 8.3)',
     decision: 'Decision: request bodies (application/*+json is accepted)',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       const types = ['application/json; charset=utf-8', 'APPLICATION/JSON'];
       if (reference(ctx)) types.push('application/vnd.petstore+json');
       for (const type of types) {

@@ -58,12 +58,15 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 export const generatedChecks: Check[] = [
   {
     id: 'generated.valid-newpet.roundtrip',
+    interfaceDescription:
+      'generated valid NewPets (unicode names, int64 edges, status or none) are 201 and read back identical by getPet, or refused with 400 and an Error body',
     description:
       'generated valid NewPets (unicode names, int64 edges, status or none) are 201 and read back identical by getPet',
     spec: 'Resources / NewPet, Pet: a created Pet has every field of NewPet as sent (name constraints are not shown: a name may be refused with a 400 Error, never changed)',
     decision:
       'Decision: name is 1-255 code points, not only whitespace, valid Unicode without NUL (all such names are accepted)',
     async run(ctx) {
+      ctx.fixtures.dependOnCreate();
       await property(ctx, this.id, validNewPetArbitrary, async (newPet: NewPet) => {
         const created = await ctx.http.send('/pets', {
           method: 'POST',
@@ -80,6 +83,8 @@ export const generatedChecks: Check[] = [
   },
   {
     id: 'generated.invalid-newpet.refused',
+    interfaceDescription:
+      'generated NewPets that break a rule of the interface (missing, wrong type, int64 edges) are 400 with an Error body, never 5xx',
     description:
       'generated invalid NewPets (each rule broken in turn: missing, wrong type, int64 edges, huge or bad strings, unknown fields) are 400 validation_failed, never 5xx',
     spec: 'Endpoints / POST /pets, Errors / Conditions: a required field missing or an invalid value is 400 with an Error body (the name and unknown-field rules are decisions)',
@@ -101,6 +106,8 @@ export const generatedChecks: Check[] = [
   },
   {
     id: 'generated.malformed-json.refused',
+    interfaceDescription:
+      'generated malformed JSON bodies (truncated, stray characters) are 400 with an Error body, never 5xx',
     description:
       'generated malformed JSON bodies (truncated, stray characters) are 400 malformed_json, never 5xx',
     spec: 'Endpoints / POST /pets: 400 with an Error body when the body is not JSON (bodies are application/json)',
@@ -118,6 +125,7 @@ export const generatedChecks: Check[] = [
   },
   {
     id: 'generated.list-limit.valid',
+    interfaceDescription: 'listPets?limit=N for generated N in 1..100 returns exactly N pets (100+ exist)',
     description:
       'listPets?limit=N for generated N in 1..100 returns exactly N pets (100+ exist), ids ascending',
     spec: 'Endpoints / GET /pets, Limits: limit from 1 to 100 returns at most that many animals (exactly that many when more exist)',
@@ -135,6 +143,8 @@ export const generatedChecks: Check[] = [
   },
   {
     id: 'generated.list-limit.invalid',
+    interfaceDescription:
+      'listPets with a generated invalid limit (out of range, fractions, text) is refused with a 4xx Error body or answered with a valid page, never a 5xx',
     description:
       'listPets with a generated invalid limit (out of range, fractions, text) is 400 validation_failed',
     spec: 'Limits: limit is 1..100; Errors / Gaps: the answer to another limit is not shown (a 4xx Error body, or a page of at most 100 Pets, never a 5xx)',
@@ -148,6 +158,8 @@ export const generatedChecks: Check[] = [
   },
   {
     id: 'generated.pet-id.invalid',
+    interfaceDescription:
+      'getPet with a generated petId that is not a positive int64 is 400 or 404 with an Error body, never 5xx',
     description:
       'getPet with a generated petId that is not a positive int64 is 400 validation_failed, never 5xx',
     spec: 'Endpoints / GET /pets/{petId}: petId is an int64 (the answer to one that is not: 400 or 404 with an Error body, never a 5xx)',

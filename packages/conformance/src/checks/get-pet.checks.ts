@@ -96,6 +96,7 @@ export const getPetChecks: Check[] = [
   },
   {
     id: 'getPet.not-found',
+    interfaceDescription: 'a well-formed id with no pet (2^63-1) is 404 with an Error body',
     description: 'a well-formed id with no pet (2^63-1) is 404 pet_not_found',
     spec: 'Endpoints / GET /pets/{petId}, Errors / Conditions: 404 with an Error body when no animal has the id',
     decision: 'Decision: errors (code pet_not_found)',
@@ -106,6 +107,7 @@ export const getPetChecks: Check[] = [
   ...INVALID_PET_IDS.map(
     ([label, segment]): Check => ({
       id: `getPet.invalid-id.${label}`,
+      interfaceDescription: `getPet with petId ${segment} (not a positive int64, it can name no pet) is 400 or 404 with an Error body`,
       description: `getPet with petId ${segment} (not a positive int64, it can name no pet) is 400 validation_failed`,
       spec: INVALID_ID_SPEC,
       decision: INVALID_ID_DECISION,

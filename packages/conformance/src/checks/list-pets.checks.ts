@@ -48,6 +48,7 @@ export function expectRefusedOrPage(
 
 const limitChecks: Check[] = INVALID_LIMITS.map(([label, query, why]) => ({
   id: `listPets.limit.invalid.${label}`,
+  interfaceDescription: `listPets?${query} (${why}) is refused with a 4xx Error body or answered with a valid page, never a 5xx`,
   description: `listPets?${query} (${why}) is 400 validation_failed`,
   spec: LIMIT_SPEC,
   decision: LIMIT_DECISION,
@@ -109,6 +110,8 @@ export const listPetsChecks: Check[] = [
   ...limitChecks,
   {
     id: 'listPets.status.filter',
+    interfaceDescription:
+      'listPets?status=X (each of available, pending, sold) returns only pets with status X',
     description:
       'listPets?status=X (each of available, pending, sold) returns only pets with status X, ids ascending',
     spec: 'Endpoints / GET /pets: status keeps only animals with this status',
@@ -135,6 +138,8 @@ export const listPetsChecks: Check[] = [
   },
   {
     id: 'listPets.status.invalid',
+    interfaceDescription:
+      'an unknown status (lost, empty, null, given twice) is refused with a 4xx Error body or answered with a valid page, never a 5xx',
     description: 'an unknown status (lost, empty, null, given twice) is 400 validation_failed',
     spec:
       'Endpoints / GET /pets: status is one of available, pending, sold; Errors / Gaps: the answer to an unknown ' +
@@ -158,6 +163,8 @@ export const listPetsChecks: Check[] = [
   },
   {
     id: 'listPets.paging.unknown-parameter',
+    interfaceDescription:
+      'paging parameters other than limit (offset, cursor, page) are refused with a 4xx Error body or answered with a valid page, never a 5xx of at most limit pets',
     description:
       'paging parameters other than limit and cursor (offset, page) are refused with 400, never ignored; so is a cursor that is not ours',
     spec:

@@ -107,11 +107,10 @@ export const pagingChecks: Check[] = [
       check(path !== undefined, 'no Link rel="next" although more available pets exist', exchange);
       const cursor = new URLSearchParams(path.split('?')[1]).get('cursor') as string;
       const [body = '', sum = ''] = cursor.split('.');
-      const forgedBody = Buffer.from(JSON.stringify({ v: 1, after: '1', status: 'available' })).toString(
-        'base64url',
-      );
+      const forged = `${forgeBody(body)}.${sum}`;
+      check(forged !== cursor, `could not forge a cursor that differs from ${cursor}`, exchange);
       for (const bad of [
-        `${forgedBody}.${sum}`,
+        forged,
         `${body}.${sum.startsWith('A') ? 'B' : 'A'}${sum.slice(1)}`,
         cursor.slice(0, -3),
         'not-a-cursor',
@@ -132,3 +131,21 @@ export const pagingChecks: Check[] = [
     },
   },
 ];
+
+/**
+ * The genuine cursor's content with its position moved one pet on, under the genuine checksum: guaranteed to
+ * differ from the genuine one (a fixed `after` would equal it whenever that pet is the one the page ends at).
+ * Content that is not our base64url JSON gets one character changed instead.
+ */
+function forgeBody(body: string): string {
+  try {
+    const content = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof content.after === 'string' && /^\d+$/.test(content.after)) {
+      const after = (BigInt(content.after) + 1n).toString();
+      return Buffer.from(JSON.stringify({ ...content, after })).toString('base64url');
+    }
+  } catch {
+    // not ours: fall through
+  }
+  return `${body.startsWith('A') ? 'B' : 'A'}${body.slice(1)}`;
+}

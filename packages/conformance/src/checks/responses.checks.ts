@@ -50,6 +50,8 @@ const SUCCESS: Record<OperationId, number> = { listPets: 200, createPet: 201, ge
 export const responseChecks: Check[] = [
   {
     id: 'responses.documented-status',
+    interfaceDescription:
+      'every success of an operation of the interface seen in this run has its documented status (listPets 200, createPet 201, getPet 200)',
     description:
       'every response of an operation of the interface seen in this run has a status documented for that operation',
     spec:
@@ -81,6 +83,8 @@ export const responseChecks: Check[] = [
   },
   {
     id: 'responses.error-body',
+    interfaceDescription:
+      'every 4xx of an operation of the interface seen in this run is an Error {code, message, status} with status = the HTTP status, as application/json',
     description:
       'every error response seen in this run is an Error {code, message, status} with status = the HTTP status, as application/json',
     spec: "Errors / Error body: every 4xx of the interface's operations carries an Error {code, message, status}",
@@ -96,6 +100,8 @@ export const responseChecks: Check[] = [
   },
   {
     id: 'responses.content-type',
+    interfaceDescription:
+      'every response of an operation of the interface with a body seen in this run is Content-Type application/json',
     description: 'every response with a body seen in this run is Content-Type application/json',
     spec: "Endpoints: request and response bodies of the interface's operations are application/json",
     decision: 'Decision: every response with a body is application/json, also on unknown paths',

@@ -16,6 +16,8 @@ export const BURST_SIZE = 50;
 export const statefulChecks: Check[] = [
   {
     id: 'stateful.create-read-list',
+    interfaceDescription:
+      'create, then getPet returns it, then listPets?status=X&limit=100 lists it, or is a full page of pets of that status',
     description:
       'create, then getPet returns it, then listPets?status=X&limit=100 lists it, or (on a database with 100+ ' +
       'older pets of that status) is a full page, filtered, sorted, of ids all below it',
