@@ -15,6 +15,7 @@ describe('parseConfig', () => {
         idleInTransactionTimeoutMs: 10_000,
         acquireTimeoutMs: 3_000,
       },
+      databaseStatements: 'auto',
       apiKeys: undefined,
       appEnv: undefined,
       logLevel: 'info',
@@ -50,6 +51,7 @@ describe('parseConfig', () => {
         DATABASE_STATEMENT_TIMEOUT_MS: '1500',
         DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '20000',
         DATABASE_ACQUIRE_TIMEOUT_MS: '1000',
+        DATABASE_STATEMENTS: 'unnamed',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
         OTEL_SERVICE_NAME: 'pets-eu',
       }),
@@ -63,6 +65,7 @@ describe('parseConfig', () => {
         idleInTransactionTimeoutMs: 20_000,
         acquireTimeoutMs: 1_000,
       },
+      databaseStatements: 'unnamed',
       apiKeys: [KEY, 'second-key-0123456789'],
       appEnv: 'staging',
       logLevel: 'warn',
@@ -87,6 +90,13 @@ describe('parseConfig', () => {
   ])('refuses %s=%s: a database time limit is a whole number of milliseconds, at least 1', (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(
       new RegExp(`${name}: must be (a whole number of milliseconds|at least 1 millisecond)`),
+    );
+  });
+
+  it('refuses a DATABASE_STATEMENTS other than auto, named or unnamed', () => {
+    expect(parseConfig({ DATABASE_STATEMENTS: 'named' }).databaseStatements).toBe('named');
+    expect(() => parseConfig({ DATABASE_STATEMENTS: 'prepared' })).toThrow(
+      /DATABASE_STATEMENTS: must be auto \(named, unless a transaction-mode pooler is found\), named or unnamed/,
     );
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
+import type { StatementMode } from './db/sql.js';
 import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 
 // The only module that reads the environment. Everything else receives a Config, so tests pass their own.
@@ -144,6 +145,17 @@ const EnvSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.statementTimeoutMs),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs),
   DATABASE_ACQUIRE_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
+  // Named prepared statements or unnamed ones (db/sql.ts; docs/operations.md#connection-poolers).
+  DATABASE_STATEMENTS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(['auto', 'named', 'unnamed'] satisfies StatementMode[], {
+        error:
+          'must be auto (named, unless a transaction-mode pooler is found), named or unnamed (for a ' +
+          'transaction-mode pooler such as PgBouncer before 1.21)',
+      })
+      .default('auto'),
+  ),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
     emptyAsUndefined,
@@ -184,6 +196,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL statement, idle-transaction and pool-acquire time limits (unused on PGlite). */
   databaseLimits: DatabaseLimits;
+  /** How the hot statements are sent to PostgreSQL: `auto` finds a transaction-mode pooler (db/sql.ts). */
+  databaseStatements: StatementMode;
   /**
    * Keys from API_KEYS; undefined only in local development (APP_ENV unset), where main then uses a
    * generated development key.
@@ -256,6 +270,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       acquireTimeoutMs: env.DATABASE_ACQUIRE_TIMEOUT_MS,
     },
+    databaseStatements: env.DATABASE_STATEMENTS,
     apiKeys: env.API_KEYS,
     appEnv: env.APP_ENV,
     logLevel: env.LOG_LEVEL,

@@ -46,12 +46,16 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     logger,
     limits: config.databaseLimits,
+    statements: config.databaseStatements,
   });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
   const { applied } = (await migrationsAreCurrent(database.sql))
     ? { applied: [] as string[] }
     : await applyPendingMigrations(database.migrationAdapter);
-  logger.info({ database: database.description, applied }, 'database ready');
+  logger.info(
+    { database: database.description, statements: database.statements(), applied },
+    'database ready',
+  );
 
   const servers = publicServers(config);
   const migrations = await listMigrationNames();

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { ConfigError } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import type { PoolStats } from '../observability/metrics.js';
@@ -9,7 +10,8 @@ import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS }
 import { guardAdapter, guardAdapterFactory } from './guarded-adapter.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
 import { pgMigrationAdapter } from './migration-adapters.js';
-import { createSql, type Sql, statementNames } from './sql.js';
+import { probePooler } from './pooler.js';
+import { createSql, createStatementNamer, type Sql, type StatementMode } from './sql.js';
 
 export type DatabaseKind = 'postgresql' | 'pglite';
 
@@ -25,6 +27,8 @@ export interface Database {
   prisma: PrismaClient;
   /** The hot statements, through Prisma's driver adapter without the client's query pipeline (db/sql.ts). */
   sql: Sql;
+  /** How the hot statements are sent right now (DATABASE_STATEMENTS; PGlite has no pooler: named is moot). */
+  statements(): 'named' | 'unnamed';
   migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
   /**
    * The PostgreSQL pool's connections right now, for the metrics. Absent on PGlite: one in-process database
@@ -44,6 +48,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PostgreSQL time limits of the api's connections (config.ts; PGlite has no pool and no server to wait on). */
   limits?: DatabaseLimits;
+  /** DATABASE_STATEMENTS: named prepared statements or unnamed ones (db/sql.ts); `auto` by default. */
+  statements?: StatementMode;
 }
 
 /** A URL without its password, for logs. */
@@ -53,12 +59,59 @@ export function redactUrl(url: string): string {
   return parsed.toString();
 }
 
+/**
+ * Whether the hot statements may be named behind what DATABASE_URL leads to (db/pooler.ts): true straight to
+ * PostgreSQL or through a session-mode pooler; false (`auto`) or a ConfigError (`named`) through a
+ * transaction-mode one. Warns when the server sessions lack the statement_timeout the pool asked for (a pooler
+ * that drops start-up parameters).
+ */
+async function choosePoolerStatements(
+  pool: pg.Pool,
+  mode: 'auto' | 'named',
+  logger: Logger,
+): Promise<boolean> {
+  let probe: Awaited<ReturnType<typeof probePooler>>;
+  try {
+    probe = await probePooler(pool);
+  } catch (error) {
+    // Opening never waits for the database (a later statement answers 503 and the pool reconnects). Unchecked,
+    // `auto` still falls back to unnamed statements on the first name clash (db/sql.ts).
+    logger.warn(
+      { err: error },
+      'could not check for a transaction-mode pooler (the database did not answer): statements start named',
+    );
+    return true;
+  }
+  if (probe.statementTimeout === '0') {
+    logger.warn(
+      { statementTimeout: probe.statementTimeout },
+      'the database sessions have no statement_timeout: a pooler dropped the start-up parameters; set it on the ' +
+        "role instead (ALTER ROLE ... SET statement_timeout = '2500ms', docs/operations.md#connection-poolers)",
+    );
+  }
+  if (!probe.transactionPooler) return true;
+  if (mode === 'named') {
+    throw new ConfigError(
+      'invalid configuration:\n  DATABASE_STATEMENTS: is named, but DATABASE_URL leads to a transaction-mode ' +
+        'pooler (two client connections shared one server session), where named prepared statements fail ' +
+        'unless the pooler tracks them (PgBouncer >= 1.21 with max_prepared_statements). Set ' +
+        'DATABASE_STATEMENTS=unnamed (or auto), or connect straight to PostgreSQL',
+    );
+  }
+  logger.info(
+    { statements: 'unnamed' },
+    'DATABASE_URL leads to a transaction-mode pooler: statements are sent unnamed (DATABASE_STATEMENTS=auto)',
+  );
+  return false;
+}
+
 export async function openDatabase({
   databaseUrl,
   dataDir,
   logger,
   poolSize = 10,
   limits = DEFAULT_DATABASE_LIMITS,
+  statements = 'auto',
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
     const pool = new pg.Pool({
@@ -78,16 +131,39 @@ export async function openDatabase({
     // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
     // would crash the process. The pool replaces the connection on next use.
     pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
+    const endPool = async (error: unknown): Promise<never> => {
+      await pool.end();
+      throw error;
+    };
     const guard = { logger, retryReads: true };
     const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPg(pool), guard) });
+    const namer = createStatementNamer(statements, {
+      onFallBack: (sqlstate) =>
+        logger.warn(
+          { sqlstate },
+          'a prepared statement was missing or taken on its server connection: a transaction-mode pooler is in ' +
+            'the way; statements are sent unnamed from now on (set DATABASE_STATEMENTS=unnamed to start that way)',
+        ),
+    });
+    if (
+      statements !== 'unnamed' &&
+      !(await choosePoolerStatements(pool, statements, logger).catch(endPool))
+    ) {
+      namer.unname();
+    }
     const sql = createSql(
-      guardAdapter(await new PrismaPg(pool, { statementNameGenerator: statementNames() }).connect(), guard),
+      guardAdapter(
+        await new PrismaPg(pool, { statementNameGenerator: (query) => namer.name(query) }).connect(),
+        guard,
+      ),
+      { namer },
     );
     return {
       kind: 'postgresql',
       description: `PostgreSQL ${redactUrl(databaseUrl)}`,
       prisma,
       sql,
+      statements: () => (namer.named ? 'named' : 'unnamed'),
       migrationAdapter: pgMigrationAdapter(databaseUrl),
       poolStats: () => ({
         total: pool.totalCount,
@@ -140,6 +216,7 @@ export async function openDatabase({
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,
     prisma,
     sql,
+    statements: () => 'named',
     migrationAdapter: pgliteMigrationAdapter(pglite),
     async close() {
       await prisma.$disconnect();

@@ -8,7 +8,8 @@ import { applyPendingMigrations } from './migrate.js';
  * DATA_DIR), applies pending migrations as the app does at start-up, runs `use`, and closes it.
  */
 export async function withConfiguredDatabase<T>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databaseLimits'>>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> &
+    Partial<Pick<Config, 'databaseLimits' | 'databaseStatements'>>,
   use: (database: Database, applied: string[]) => Promise<T>,
 ): Promise<T> {
   const database = await openDatabase({
@@ -16,6 +17,7 @@ export async function withConfiguredDatabase<T>(
     dataDir: config.dataDir,
     logger: createLogger('warn'),
     limits: config.databaseLimits,
+    statements: config.databaseStatements,
   });
   try {
     const { applied } = await applyPendingMigrations(database.migrationAdapter);

@@ -9,6 +9,7 @@ import { runCrashScenario } from './crash.scenario.js';
 import { runDatabaseFaultScenario } from './database-fault.scenario.js';
 import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
 import { runLoadBalancerScenario } from './load-balancer.scenario.js';
+import { runPgbouncerScenario } from './pgbouncer.scenario.js';
 import { runProbesScenario } from './probes.scenario.js';
 import { runRestartScenario } from './restart.scenario.js';
 import { runScaleOutScenario } from './scale-out.scenario.js';
@@ -27,6 +28,7 @@ export interface PlannedScenario {
     | 'shutdown'
     | 'scale-out'
     | 'load-balancer'
+    | 'pgbouncer'
     | 'fuzz'
     | 'probes';
   database: ScenarioDatabase;
@@ -60,6 +62,13 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       loadAfterMs: full ? 3_000 : 1_500,
       drainMs: 2_000,
       throughputSeconds: full ? 8 : 0,
+    },
+    // Issue 30's measurement: 16 loops for 10 s, half creates, half lists, through PgBouncer 1.18.
+    pgbouncer: {
+      seed,
+      loops: 16,
+      durationMs: full ? 10_000 : 3_000,
+      modes: ['default', 'unnamed', 'named'] as const,
     },
     probes: {
       normalRequests: full ? 4_000 : 250,
@@ -127,6 +136,7 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
       run: async (env) =>
         (await runLoadBalancerScenario(env, { ...options.loadBalancer, throughputSeconds: 0 })).result,
     },
+    { kind: 'pgbouncer', database: 'postgresql', run: (env) => runPgbouncerScenario(env, options.pgbouncer) },
     {
       kind: 'fuzz',
       database: 'postgresql',
