@@ -145,6 +145,14 @@ const EnvSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.statementTimeoutMs),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs),
   DATABASE_ACQUIRE_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
+  // Streaming replicas for the reads, with read-your-writes (db/read-replicas.ts; docs/operations.md).
+  DATABASE_READ_URL: z.preprocess(
+    emptyAsUndefined,
+    commaList(
+      z.url({ protocol: /^postgres(ql)?$/, error: 'each entry must be a postgres:// or postgresql:// URL' }),
+    ).optional(),
+  ),
+  DATABASE_READ_MAX_LAG_MS: milliseconds(1_000),
   // Named prepared statements or unnamed ones (db/sql.ts; docs/operations.md#connection-poolers).
   DATABASE_STATEMENTS: z.preprocess(
     emptyAsUndefined,
@@ -198,6 +206,9 @@ export interface Config {
   databaseLimits: DatabaseLimits;
   /** How the hot statements are sent to PostgreSQL: `auto` finds a transaction-mode pooler (db/sql.ts). */
   databaseStatements: StatementMode;
+  /** Streaming replicas of DATABASE_URL for the reads (none: every read on the primary), and their lag bound. */
+  databaseReadUrls: string[];
+  databaseReadMaxLagMs: number;
   /**
    * Keys from API_KEYS; undefined only in local development (APP_ENV unset), where main then uses a
    * generated development key.
@@ -254,6 +265,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       `invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`,
     );
   }
+  if (env.DATABASE_READ_URL !== undefined && env.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      'invalid configuration:\n  DATABASE_READ_URL: needs DATABASE_URL (replicas of a PostgreSQL primary; the embedded database has none)',
+    );
+  }
   // Metrics are served apart from the API so that they never go out through the API's load balancer.
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
     throw new ConfigError(
@@ -271,6 +287,8 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       acquireTimeoutMs: env.DATABASE_ACQUIRE_TIMEOUT_MS,
     },
     databaseStatements: env.DATABASE_STATEMENTS,
+    databaseReadUrls: env.DATABASE_READ_URL ?? [],
+    databaseReadMaxLagMs: env.DATABASE_READ_MAX_LAG_MS,
     apiKeys: env.API_KEYS,
     appEnv: env.APP_ENV,
     logLevel: env.LOG_LEVEL,

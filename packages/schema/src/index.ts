@@ -73,4 +73,5 @@ export {
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
 } from './queries.js';
+export { laterReadPosition, parseReadPosition, READ_AFTER_HEADER } from './read-after.js';
 export { assertExactJsonSupport } from './runtime.js';

@@ -11,6 +11,7 @@ import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
 import { runLoadBalancerScenario } from './load-balancer.scenario.js';
 import { runPgbouncerScenario } from './pgbouncer.scenario.js';
 import { runProbesScenario } from './probes.scenario.js';
+import { runReadReplicaScenario } from './read-replica.scenario.js';
 import { runRestartScenario } from './restart.scenario.js';
 import { runScaleOutScenario } from './scale-out.scenario.js';
 import type { ScenarioDatabase, ScenarioEnvironment, ScenarioResult } from './scenario-support.js';
@@ -29,6 +30,7 @@ export interface PlannedScenario {
     | 'scale-out'
     | 'load-balancer'
     | 'pgbouncer'
+    | 'replica'
     | 'fuzz'
     | 'probes';
   database: ScenarioDatabase;
@@ -70,6 +72,7 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       durationMs: full ? 10_000 : 3_000,
       modes: ['default', 'unnamed', 'named'] as const,
     },
+    readReplica: { loops: 8, phaseMs: full ? 5_000 : 1_500, applyDelayMs: 300 },
     probes: {
       normalRequests: full ? 4_000 : 250,
       rssRatioLimit: 1.5,
@@ -137,6 +140,8 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
         (await runLoadBalancerScenario(env, { ...options.loadBalancer, throughputSeconds: 0 })).result,
     },
     { kind: 'pgbouncer', database: 'postgresql', run: (env) => runPgbouncerScenario(env, options.pgbouncer) },
+    // On clusters of its own: a primary and its streaming replica.
+    { kind: 'replica', database: 'postgresql', run: () => runReadReplicaScenario(options.readReplica) },
     {
       kind: 'fuzz',
       database: 'postgresql',
