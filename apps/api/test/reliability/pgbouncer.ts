@@ -51,7 +51,9 @@ export interface PgbouncerOptions {
 /**
  * The configuration a production set-up would start from (docs/operations.md#pgbouncer). The api's pool sends
  * statement_timeout and idle_in_transaction_session_timeout as start-up parameters, which PgBouncer 1.18 refuses
- * unless told to ignore them (operators then set them on the role: docs/operations.md).
+ * unless told to ignore them (operators then set them on the role: docs/operations.md). After a failed login to
+ * its server (a restart) PgBouncer refuses clients for server_login_retry, 15 s by default: 1 s here, so that a
+ * restarted replica is used again within a second (docs/operations.md#connection-poolers).
  */
 export function pgbouncerConfig(port: number, dir: string, options: PgbouncerOptions): string {
   return `[databases]
@@ -68,6 +70,7 @@ pool_mode = ${options.poolMode ?? 'transaction'}
 default_pool_size = ${options.poolSize ?? 5}
 max_client_conn = 1000
 ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout
+server_login_retry = 1
 `;
 }
 

@@ -72,6 +72,12 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       durationMs: full ? 10_000 : 3_000,
       modes: ['default', 'unnamed', 'named'] as const,
     },
+    databaseTier: {
+      loops: 8,
+      phaseMs: full ? 3_000 : 1_500,
+      connections: full ? 32 : 16,
+      throughputSeconds: full ? 8 : 0,
+    },
     readReplica: { loops: 8, phaseMs: full ? 5_000 : 1_500, applyDelayMs: 300 },
     probes: {
       normalRequests: full ? 4_000 : 250,
