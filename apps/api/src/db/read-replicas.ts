@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import { parseReadPosition, READ_AFTER_HEADER } from '@petstore/schema';
 import type { Logger } from '../logger.js';
-import { classifyDatabaseError } from './database-errors.js';
+import { classifyDatabaseError, sqlStateOf } from './database-errors.js';
 import type { Sql } from './sql.js';
 
 // Reads on streaming replicas (DATABASE_READ_URL), with read-your-writes (docs/operations.md#read-replicas-and-read-your-writes):
@@ -60,6 +60,9 @@ export interface ReadReplicas {
   /** Stops the poll. */
   close(): void;
 }
+
+/** What a hot standby answers when it cancels a read for the WAL it must replay. */
+const RECOVERY_CONFLICT = '40001';
 
 interface ReplicaState extends Replica {
   up: boolean;
@@ -161,8 +164,11 @@ export function createReadReplicas({
         count('replica');
         return rows;
       } catch (error) {
-        if (classifyDatabaseError(error) === undefined) throw error;
-        chosen.replica.up = false;
+        // A standby cancels a read that conflicts with the WAL it replays (40001, "conflict with recovery"):
+        // the primary answers that one. One that cannot serve at all is also skipped until a poll finds it back.
+        const unavailable = classifyDatabaseError(error) !== undefined;
+        if (!unavailable && sqlStateOf(error) !== RECOVERY_CONFLICT) throw error;
+        if (unavailable) chosen.replica.up = false;
         count('primary:replica_failed');
         return primary.rows(statement, args);
       }
