@@ -53,6 +53,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string' },
     'no-log-variant': { type: 'boolean', default: false },
     metrics: { type: 'boolean', default: false },
+    statements: { type: 'boolean', default: false },
     baseline: { type: 'string' },
     json: { type: 'string' },
     api: { type: 'string' },
@@ -71,6 +72,8 @@ if (args.help) {
       'pnpm bench --profile       api under --cpu-prof, one profile per scenario, summarized\n' +
       'pnpm bench --metrics       api with METRICS_PORT set (tracing off) vs without, interleaved in one run;\n' +
       "                           --baseline PATH adds another build (today's main) as a third server\n" +
+      'pnpm bench --statements    api with DATABASE_STATEMENTS=unnamed vs named (the default straight to\n' +
+      '                           PostgreSQL), interleaved in one run; --baseline as for --metrics\n' +
       'options: --rounds N, --duration SECONDS (50-connection runs; 1-connection runs take half),\n' +
       '         --no-log-variant, --json FILE (raw results), --api PATH (another build of apps/api/dist/main.js),\n' +
       '         --only NAME,NAME (just these scenarios, e.g. --only create,create-with-key)\n',
@@ -199,7 +202,10 @@ async function main(): Promise<void> {
     log(`seeded ${SEEDED_PETS.toLocaleString('en-US')} pets`);
 
     if (args.soak !== undefined) return await soak(api, Number(args.soak || 60), work);
-    if (args.metrics) return await metricsComparison(database.url, api, servers, work);
+    if (args.metrics)
+      return await variantComparison(database.url, api, servers, work, await metricsVariant());
+    if (args.statements)
+      return await variantComparison(database.url, api, servers, work, unnamedStatementsVariant());
 
     const startup = await measureStartup(database.url);
     const raw = await startReference(database.url, 'raw');
@@ -390,22 +396,67 @@ function checkResult(
 }
 
 /** The api alone under mixed load; RSS every 5 s, and whether it stayed flat. */
+/** A variant of the api measured against the api itself: what a setting costs. */
+interface Variant {
+  /** The variant's server label (`api-metrics`). */
+  label: string;
+  /** What it sets on top of the api's environment. */
+  env: Record<string, string>;
+  /** What is compared, for the heading: `metrics on (METRICS_PORT set, tracing off)`. */
+  title: string;
+  /** After each of the variant's runs (a Prometheus scrape). */
+  afterRun?: () => Promise<void>;
+  /** Lines printed under the table. */
+  footer?: () => Promise<string[]>;
+  /** The least req/s ratio to today that passes (metrics: 0.95); none: the figure is only reported. */
+  target?: number;
+}
+
+/** What metrics cost: METRICS_PORT set (tracing off) vs not; Prometheus scrapes once per run, at its end. */
+async function metricsVariant(): Promise<Variant> {
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  return {
+    label: 'api-metrics',
+    env: { METRICS_PORT: String(metricsPort) },
+    title: 'metrics on (METRICS_PORT set, tracing off)',
+    target: 0.95,
+    afterRun: async () => void (await (await fetch(metricsUrl)).text()),
+    footer: async () => {
+      const scrape = await (await fetch(metricsUrl)).text();
+      const counted = [...scrape.matchAll(/^petstore_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+      );
+      return [`the api-metrics process counted ${counted.toLocaleString('en-US')} requests`];
+    },
+  };
+}
+
 /**
- * What metrics cost: the same build with and without METRICS_PORT (tracing off in both), and optionally another
- * build (`--baseline`: today's main), on the same database, 50 connections, runs interleaved round by round in
- * alternating order; Prometheus' scrape is done once per run, at its end. Target: within 5% of today.
+ * What unnamed statements cost (DATABASE_STATEMENTS=unnamed, what the api switches to behind a transaction-mode
+ * pooler): every hot statement parsed and planned on each call instead of once per connection.
  */
-async function metricsComparison(
+const unnamedStatementsVariant = (): Variant => ({
+  label: 'api-unnamed',
+  env: { DATABASE_STATEMENTS: 'unnamed' },
+  title: 'unnamed statements (DATABASE_STATEMENTS=unnamed)',
+});
+
+/**
+ * The same build with and without `variant`'s settings, and optionally another build (`--baseline`: today's
+ * main), on the same database, 50 connections, runs interleaved round by round in alternating order.
+ */
+async function variantComparison(
   databaseUrl: string,
   api: ServerProcess,
   servers: ServerProcess[],
   work: string,
+  variant: Variant,
 ): Promise<void> {
-  const metricsPort = await freePort();
-  const withMetrics = await startApi(databaseUrl, 'api-metrics', { METRICS_PORT: String(metricsPort) });
-  servers.push(withMetrics);
-  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const contenders = [api, withMetrics];
+  const withVariant = await startApi(databaseUrl, variant.label, variant.env);
+  servers.push(withVariant);
+  const contenders = [api, withVariant];
   if (args.baseline !== undefined) {
     const baseline = await startServer({
       label: 'baseline',
@@ -432,28 +483,23 @@ async function metricsComparison(
     for (const scenario of scenarios) {
       for (const server of order) {
         const result = await measure(server, scripts.get(scenario.name) as string, 50, duration50);
-        if (server === withMetrics) await (await fetch(metricsUrl)).text();
+        if (server === withVariant) await variant.afterRun?.();
         const k = `${scenario.name}/${server.label}`;
         results.set(k, [...(results.get(k) ?? []), result]);
       }
     }
     log(`round ${round + 1}/${rounds} done; load average ${loadavg()[0]?.toFixed(2)}`);
   }
-  const scrape = await (await fetch(metricsUrl)).text();
-  const counted = [...scrape.matchAll(/^petstore_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
-    (sum, match) => sum + Number(match[1]),
-    0,
-  );
   const today = args.baseline === undefined ? 'api' : 'baseline';
   log('');
   log(
-    `### metrics on (METRICS_PORT set, tracing off) vs ${today === 'api' ? 'metrics off (same build)' : 'today (--baseline build) and metrics off'}: ` +
+    `### ${variant.title} vs ${today === 'api' ? 'the api without it (same build)' : 'today (--baseline build) and the api without it'}: ` +
       `medians of ${rounds} interleaved rounds, ${duration50} s each, 50 connections`,
   );
   log('');
   const labels = contenders.map((server) => server.label);
   log(
-    `| scenario | ${labels.map((label) => `${label} req/s`).join(' | ')} | metrics on vs ${today} | CPU µs/req ${labels.join(' / ')} |`,
+    `| scenario | ${labels.map((label) => `${label} req/s`).join(' | ')} | ${variant.label} vs ${today} | CPU µs/req ${labels.join(' / ')} |`,
   );
   log(`| --- | ${labels.map(() => '---:').join(' | ')} | ---: | ---: |`);
   const ratios: number[] = [];
@@ -462,10 +508,10 @@ async function metricsComparison(
     const runs = labels.map((label) => results.get(`${scenario.name}/${label}`) ?? []);
     const medians = runs.map((list) => summarize(list.map((r) => r.rps)).median);
     const cpu = runs.map((list) => summarize(list.map((r) => r.cpuMicros / Math.max(1, r.requests))).median);
-    const on = medians[labels.indexOf('api-metrics')] as number;
+    const on = medians[labels.indexOf(variant.label)] as number;
     const base = medians[labels.indexOf(today)] as number;
     ratios.push(on / base);
-    cpuRatios.push((cpu[labels.indexOf('api-metrics')] as number) / (cpu[labels.indexOf(today)] as number));
+    cpuRatios.push((cpu[labels.indexOf(variant.label)] as number) / (cpu[labels.indexOf(today)] as number));
     log(
       `| ${scenario.name} | ${medians.map((m) => m.toFixed(0)).join(' | ')} | ${((on / base - 1) * 100).toFixed(1)}% | ${cpu.map((c) => c.toFixed(0)).join(' / ')} |`,
     );
@@ -475,11 +521,14 @@ async function metricsComparison(
   const geomean = geomeanOf(ratios);
   log('');
   log(
-    `metrics on vs ${today}, geometric mean over the scenarios: ${((geomean - 1) * 100).toFixed(1)}% ` +
-      `(target: within 5%: ${geomean >= 0.95 ? 'yes' : 'NO'}); the api-metrics process counted ${counted.toLocaleString('en-US')} requests`,
+    `${variant.label} vs ${today}, geometric mean over the scenarios: ${((geomean - 1) * 100).toFixed(1)}%` +
+      (variant.target === undefined
+        ? ''
+        : ` (target: within ${((1 - variant.target) * 100).toFixed(0)}%: ${geomean >= variant.target ? 'yes' : 'NO'})`),
   );
+  for (const line of (await variant.footer?.()) ?? []) log(line);
   log(
-    `server CPU per request, metrics on vs ${today}, geometric mean: ${((geomeanOf(cpuRatios) - 1) * 100).toFixed(1)}% ` +
+    `server CPU per request, ${variant.label} vs ${today}, geometric mean: ${((geomeanOf(cpuRatios) - 1) * 100).toFixed(1)}% ` +
       '(steadier than req/s on a shared machine: the load generator and other processes do not count in it)',
   );
   log(

@@ -1,7 +1,14 @@
-import { API_BASE_PATH, IDEMPOTENCY_KEY_HEADER, type OpenApiServer, TRPC_ENDPOINT } from '@petstore/schema';
+import {
+  API_BASE_PATH,
+  IDEMPOTENCY_KEY_HEADER,
+  type OpenApiServer,
+  READ_AFTER_HEADER,
+  TRPC_ENDPOINT,
+} from '@petstore/schema';
 import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
+import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
@@ -28,6 +35,8 @@ export interface AppDeps {
   prisma: PrismaClient;
   /** The hot statements (db/sql.ts), on the same database as `prisma`. */
   sql: Sql;
+  /** Reads on streaming replicas with read-your-writes (DATABASE_READ_URL); every read on `sql` when absent. */
+  replicas?: Pick<ReadReplicas, 'reads' | 'afterWrite' | 'withRequest'> | undefined;
   logger: Logger;
   /** Keys accepted besides those issued with `pnpm keys` (API_KEYS, or the development key). */
   apiKeys: readonly string[];
@@ -70,6 +79,8 @@ const EXPOSED_HEADERS = [
   'WWW-Authenticate',
   // The W3C trace context of the answer, so a traced page can join its spans to ours.
   'traceresponse',
+  // The database position after a write: our clients send it back for read-your-writes (db/read-replicas.ts).
+  READ_AFTER_HEADER,
 ];
 
 /** Builds the Express app from its dependencies. It never listens: main (or a test) does. */
@@ -85,6 +96,7 @@ export function createApp(deps: AppDeps): express.Express {
   const handlers: OperationHandlers = createPetsService(deps.sql, {
     idempotencyKeyTtlSeconds: deps.idempotencyKeyTtlSeconds,
     onSweepError: (error) => logger.warn({ err: error }, 'could not sweep expired idempotency keys'),
+    replicas: deps.replicas,
   });
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
@@ -109,6 +121,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
   // Every request is read once by the edge (method, target, header fields) before any route sees it.
   app.use(edge());
+  // Each request's database position (its Petstore-Read-After), for the reads and writes it makes.
+  const replicas = deps.replicas;
+  if (replicas !== undefined) app.use((req, res, next) => replicas.withRequest(req, res, next));
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
     app.use(
@@ -120,6 +135,7 @@ export function createApp(deps: AppDeps): express.Express {
           'Content-Type',
           'X-Request-Id',
           IDEMPOTENCY_KEY_HEADER,
+          READ_AFTER_HEADER,
           'traceparent',
           'tracestate',
         ],

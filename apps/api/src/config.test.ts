@@ -15,6 +15,9 @@ describe('parseConfig', () => {
         idleInTransactionTimeoutMs: 10_000,
         acquireTimeoutMs: 3_000,
       },
+      databaseStatements: 'auto',
+      databaseReadUrls: [],
+      databaseReadMaxLagMs: 1_000,
       apiKeys: undefined,
       appEnv: undefined,
       logLevel: 'info',
@@ -50,6 +53,9 @@ describe('parseConfig', () => {
         DATABASE_STATEMENT_TIMEOUT_MS: '1500',
         DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '20000',
         DATABASE_ACQUIRE_TIMEOUT_MS: '1000',
+        DATABASE_STATEMENTS: 'unnamed',
+        DATABASE_READ_URL: 'postgresql://u:p@replica-1:5432/pets, postgresql://u:p@replica-2:5432/pets',
+        DATABASE_READ_MAX_LAG_MS: '500',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
         OTEL_SERVICE_NAME: 'pets-eu',
       }),
@@ -63,6 +69,9 @@ describe('parseConfig', () => {
         idleInTransactionTimeoutMs: 20_000,
         acquireTimeoutMs: 1_000,
       },
+      databaseStatements: 'unnamed',
+      databaseReadUrls: ['postgresql://u:p@replica-1:5432/pets', 'postgresql://u:p@replica-2:5432/pets'],
+      databaseReadMaxLagMs: 500,
       apiKeys: [KEY, 'second-key-0123456789'],
       appEnv: 'staging',
       logLevel: 'warn',
@@ -88,6 +97,25 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ [name]: value })).toThrow(
       new RegExp(`${name}: must be (a whole number of milliseconds|at least 1 millisecond)`),
     );
+  });
+
+  it('refuses a DATABASE_STATEMENTS other than auto, named or unnamed', () => {
+    expect(parseConfig({ DATABASE_STATEMENTS: 'named' }).databaseStatements).toBe('named');
+    expect(() => parseConfig({ DATABASE_STATEMENTS: 'prepared' })).toThrow(
+      /DATABASE_STATEMENTS: must be auto \(named, unless a transaction-mode pooler is found\), named or unnamed/,
+    );
+  });
+
+  it('refuses DATABASE_READ_URL without DATABASE_URL, or with an entry that is not a PostgreSQL URL', () => {
+    expect(() => parseConfig({ DATABASE_READ_URL: 'postgresql://replica/pets' })).toThrow(
+      /DATABASE_READ_URL: needs DATABASE_URL/,
+    );
+    expect(() =>
+      parseConfig({
+        DATABASE_URL: 'postgresql://db/pets',
+        DATABASE_READ_URL: 'postgresql://r/pets,http://r/',
+      }),
+    ).toThrow(/DATABASE_READ_URL: each entry must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
 
   it('drains 10 s by default in a deployed environment, not at all in local development', () => {

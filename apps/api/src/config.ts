@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
+import type { StatementMode } from './db/sql.js';
 import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 
 // The only module that reads the environment. Everything else receives a Config, so tests pass their own.
@@ -144,6 +145,25 @@ const EnvSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.statementTimeoutMs),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs),
   DATABASE_ACQUIRE_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
+  // Streaming replicas for the reads, with read-your-writes (db/read-replicas.ts; docs/operations.md).
+  DATABASE_READ_URL: z.preprocess(
+    emptyAsUndefined,
+    commaList(
+      z.url({ protocol: /^postgres(ql)?$/, error: 'each entry must be a postgres:// or postgresql:// URL' }),
+    ).optional(),
+  ),
+  DATABASE_READ_MAX_LAG_MS: milliseconds(1_000),
+  // Named prepared statements or unnamed ones (db/sql.ts; docs/operations.md#connection-poolers).
+  DATABASE_STATEMENTS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(['auto', 'named', 'unnamed'] satisfies StatementMode[], {
+        error:
+          'must be auto (named, unless a transaction-mode pooler is found), named or unnamed (for a ' +
+          'transaction-mode pooler such as PgBouncer before 1.21)',
+      })
+      .default('auto'),
+  ),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
     emptyAsUndefined,
@@ -184,6 +204,11 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL statement, idle-transaction and pool-acquire time limits (unused on PGlite). */
   databaseLimits: DatabaseLimits;
+  /** How the hot statements are sent to PostgreSQL: `auto` finds a transaction-mode pooler (db/sql.ts). */
+  databaseStatements: StatementMode;
+  /** Streaming replicas of DATABASE_URL for the reads (none: every read on the primary), and their lag bound. */
+  databaseReadUrls: string[];
+  databaseReadMaxLagMs: number;
   /**
    * Keys from API_KEYS; undefined only in local development (APP_ENV unset), where main then uses a
    * generated development key.
@@ -240,6 +265,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       `invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`,
     );
   }
+  if (env.DATABASE_READ_URL !== undefined && env.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      'invalid configuration:\n  DATABASE_READ_URL: needs DATABASE_URL (replicas of a PostgreSQL primary; the embedded database has none)',
+    );
+  }
   // Metrics are served apart from the API so that they never go out through the API's load balancer.
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
     throw new ConfigError(
@@ -256,6 +286,9 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       acquireTimeoutMs: env.DATABASE_ACQUIRE_TIMEOUT_MS,
     },
+    databaseStatements: env.DATABASE_STATEMENTS,
+    databaseReadUrls: env.DATABASE_READ_URL ?? [],
+    databaseReadMaxLagMs: env.DATABASE_READ_MAX_LAG_MS,
     apiKeys: env.API_KEYS,
     appEnv: env.APP_ENV,
     logLevel: env.LOG_LEVEL,

@@ -45,10 +45,16 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     logger,
     limits: config.databaseLimits,
+    statements: config.databaseStatements,
+    readUrls: config.databaseReadUrls,
+    readMaxLagMs: config.databaseReadMaxLagMs,
   });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
   const { applied } = await migrateIfNeeded(database);
-  logger.info({ database: database.description, applied }, 'database ready');
+  logger.info(
+    { database: database.description, statements: database.statements(), applied },
+    'database ready',
+  );
 
   const servers = publicServers(config);
   const migrations = await listMigrationNames();
@@ -63,10 +69,17 @@ async function main(): Promise<void> {
   const metrics =
     config.metrics === undefined
       ? undefined
-      : (await import('./observability/metrics.js')).createMetrics({ poolStats: database.poolStats });
+      : (await import('./observability/metrics.js')).createMetrics({
+          poolStats: database.poolStats,
+          readRoutes: database.replicas?.routes,
+        });
   const app = createApp({
     prisma: database.prisma,
     sql: tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind),
+    replicas:
+      database.replicas === undefined || tracing === undefined
+        ? database.replicas
+        : { ...database.replicas, reads: tracing.traceSql(database.replicas.reads, database.kind) },
     logger,
     apiKeys,
     migrations,

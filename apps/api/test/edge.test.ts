@@ -118,6 +118,7 @@ describe('an ambiguous message is refused with 400, never resolved by a guess', 
     ['Content-Type', [host, json, ['content-type', 'text/plain']]],
     ['X-Request-Id', [host, ['X-Request-Id', 'a'], ['X-Request-Id', 'b']]],
     ['trpc-accept', [host, ['trpc-accept', 'application/jsonl'], ['trpc-accept', 'application/jsonl']]],
+    ['Petstore-Read-After', [host, ['Petstore-Read-After', '0/1'], ['Petstore-Read-After', '0/2']]],
   ] as [string, [string, string][]][])('a repeated %s is refused', async (name, headers) => {
     expectError(
       await send('GET', '/v1/pets', [...headers, auth]),
@@ -146,6 +147,19 @@ describe('an ambiguous message is refused with 400, never resolved by a guess', 
     expect(post.status).toBe(400);
     expect(post.body.toString()).toMatch(/malformed_json/);
   });
+
+  it.each(['yesterday', '0x1/2', '16/B374D848/1', ''])(
+    'a Petstore-Read-After that is not a position (%j) is refused; one that is is read, on REST and tRPC',
+    async (value) => {
+      for (const target of ['/v1/pets', '/v1/trpc/pets.list']) {
+        const refused = await send('GET', target, [host, auth, ['Petstore-Read-After', value]]);
+        expectError(refused, 400, 'malformed_request', /Petstore-Read-After must be a database position/);
+        expect((await send('GET', target, [host, auth, ['Petstore-Read-After', '16/B374D848']])).status).toBe(
+          200,
+        );
+      }
+    },
+  );
 
   it('a Host that is not host[:port] is refused', async () => {
     expectError(await send('GET', '/v1/pets', [['Host', 'a/b'], auth]), 400, 'malformed_request', /Host/);

@@ -20,6 +20,7 @@ import {
 import type * as z from 'zod/mini';
 import { PetStoreApiError } from './client-error.js';
 import { type PetStoreTarget, resolveBaseUrl } from './environments.js';
+import { readAfterFetch } from './read-after.js';
 import {
   attemptsOf,
   attemptsSuffix,
@@ -175,7 +176,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const policy = retryPolicy(options);
   // Reads are repeated freely; a write only under an idempotency key, which the service deduplicates by.
   const fetchImpl = createRetryingFetch(
-    options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    readAfterFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
     policy,
     (_url, init) =>
       init.method === 'GET' ||

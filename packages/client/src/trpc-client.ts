@@ -4,6 +4,7 @@ import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient, type TRPCLi
 import { observable } from '@trpc/server/observable';
 import superjson from 'superjson';
 import { type PetStoreEnvironment, resolveBaseUrl } from './environments.js';
+import { readAfterFetch } from './read-after.js';
 import {
   attemptsOf,
   attemptsSuffix,
@@ -130,7 +131,7 @@ export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient
     transformer: superjson,
     headers: () => ({ authorization }),
     fetch: createRetryingFetch(
-      options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      readAfterFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
       policy,
       trpcRequestCanRetry,
     ),

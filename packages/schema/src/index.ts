@@ -73,5 +73,6 @@ export {
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
 } from './queries.js';
+export { laterReadPosition, parseReadPosition, READ_AFTER_HEADER } from './read-after.js';
 export type { RuntimeRequirement } from './runtime.js';
 export { assertExactJsonSupport, EXACT_JSON_RUNTIMES } from './runtime.js';

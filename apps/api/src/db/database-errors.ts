@@ -126,6 +126,37 @@ const MESSAGES: ReadonlyArray<[RegExp, DatabaseUnavailable]> = [
 ];
 
 /**
+ * The SQLSTATE of a server error at this link of a cause chain: pg's DatabaseError (code + severity) or an adapter
+ * error's cause (originalCode, or code for the `postgres` kind).
+ */
+function ownSqlState(error: object): string | undefined {
+  const { kind, code, originalCode, severity } = error as {
+    kind?: unknown;
+    code?: unknown;
+    originalCode?: unknown;
+    severity?: unknown;
+  };
+  const state =
+    typeof originalCode === 'string'
+      ? originalCode
+      : typeof code === 'string' && (typeof severity === 'string' || kind === 'postgres')
+        ? code
+        : undefined;
+  return state !== undefined && SQLSTATE.test(state) ? state : undefined;
+}
+
+/** The SQLSTATE of the server error in `error`'s cause chain (`meta.driverAdapterError` included), if any. */
+export function sqlStateOf(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Object && depth < 6; depth++) {
+    const state = ownSqlState(current);
+    if (state !== undefined) return state;
+    const meta = (current as { meta?: { driverAdapterError?: unknown } }).meta;
+    current = meta?.driverAdapterError ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
  * Why `error` says the database cannot serve the statement now (a 503 for the client), or undefined when it is
  * anything else (a bug: a 500). Walks the error's cause chain, `meta.driverAdapterError` included.
  */
@@ -138,22 +169,10 @@ export function classifyDatabaseError(error: unknown): DatabaseUnavailable | und
         timedOut: false,
       };
     }
-    const { kind, code, originalCode, severity, message } = current as {
-      kind?: unknown;
-      code?: unknown;
-      originalCode?: unknown;
-      severity?: unknown;
-      message?: unknown;
-    };
-    // A server error: pg's DatabaseError (code + severity) or an adapter error's cause (originalCode, or
-    // code for the `postgres` kind). Its SQLSTATE decides, whatever the kind says.
-    const state =
-      typeof originalCode === 'string'
-        ? originalCode
-        : typeof code === 'string' && (typeof severity === 'string' || kind === 'postgres')
-          ? code
-          : undefined;
-    if (state !== undefined && SQLSTATE.test(state)) return bySqlState(state);
+    const { kind, code, message } = current as { kind?: unknown; code?: unknown; message?: unknown };
+    // A server error: its SQLSTATE decides, whatever the kind says.
+    const state = ownSqlState(current);
+    if (state !== undefined) return bySqlState(state);
     if (current instanceof Prisma.PrismaClientKnownRequestError) {
       const known = PRISMA_CODES[current.code];
       if (known !== undefined) return { reason: current.code, ...known };

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { ConfigError } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import type { PoolStats } from '../observability/metrics.js';
@@ -9,7 +10,9 @@ import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS }
 import { guardAdapter, guardAdapterFactory } from './guarded-adapter.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
 import { pgMigrationAdapter } from './migration-adapters.js';
-import { createSql, type Sql, statementNames } from './sql.js';
+import { probePooler } from './pooler.js';
+import { createReadReplicas, type ReadReplicas } from './read-replicas.js';
+import { createSql, createStatementNamer, type Sql, type StatementMode, type StatementNamer } from './sql.js';
 
 export type DatabaseKind = 'postgresql' | 'pglite';
 
@@ -25,6 +28,10 @@ export interface Database {
   prisma: PrismaClient;
   /** The hot statements, through Prisma's driver adapter without the client's query pipeline (db/sql.ts). */
   sql: Sql;
+  /** How the hot statements are sent right now (DATABASE_STATEMENTS; PGlite has no pooler: named is moot). */
+  statements(): 'named' | 'unnamed';
+  /** The reads' routing to replicas, when DATABASE_READ_URL lists any (PostgreSQL only). */
+  replicas?: ReadReplicas | undefined;
   migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
   /**
    * The PostgreSQL pool's connections right now, for the metrics. Absent on PGlite: one in-process database
@@ -44,6 +51,12 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PostgreSQL time limits of the api's connections (config.ts; PGlite has no pool and no server to wait on). */
   limits?: DatabaseLimits;
+  /** DATABASE_STATEMENTS: named prepared statements or unnamed ones (db/sql.ts); `auto` by default. */
+  statements?: StatementMode;
+  /** DATABASE_READ_URL: streaming replicas of `databaseUrl` for the reads (db/read-replicas.ts); none by default. */
+  readUrls?: readonly string[];
+  /** DATABASE_READ_MAX_LAG_MS: a replica further behind is skipped. */
+  readMaxLagMs?: number;
 }
 
 /** A URL without its password, for logs. */
@@ -53,41 +66,150 @@ export function redactUrl(url: string): string {
   return parsed.toString();
 }
 
+/**
+ * Whether the hot statements may be named behind what DATABASE_URL leads to (db/pooler.ts): true straight to
+ * PostgreSQL or through a session-mode pooler; false (`auto`) or a ConfigError (`named`) through a
+ * transaction-mode one. Warns when the server sessions lack the statement_timeout the pool asked for (a pooler
+ * that drops start-up parameters).
+ */
+async function choosePoolerStatements(
+  pool: pg.Pool,
+  mode: 'auto' | 'named',
+  logger: Logger,
+): Promise<boolean> {
+  let probe: Awaited<ReturnType<typeof probePooler>>;
+  try {
+    probe = await probePooler(pool);
+  } catch (error) {
+    // Opening never waits for the database (a later statement answers 503 and the pool reconnects). Unchecked,
+    // `auto` still falls back to unnamed statements on the first name clash (db/sql.ts).
+    logger.warn(
+      { err: error },
+      'could not check for a transaction-mode pooler (the database did not answer): statements start named',
+    );
+    return true;
+  }
+  if (probe.statementTimeout === '0') {
+    logger.warn(
+      { statementTimeout: probe.statementTimeout },
+      'the database sessions have no statement_timeout: a pooler dropped the start-up parameters; set it on the ' +
+        "role instead (ALTER ROLE ... SET statement_timeout = '2500ms', docs/operations.md#connection-poolers)",
+    );
+  }
+  if (!probe.transactionPooler) return true;
+  if (mode === 'named') {
+    throw new ConfigError(
+      'invalid configuration:\n  DATABASE_STATEMENTS: is named, but DATABASE_URL leads to a transaction-mode ' +
+        'pooler (two client connections shared one server session), where named prepared statements fail ' +
+        'unless the pooler tracks them (PgBouncer >= 1.21 with max_prepared_statements). Set ' +
+        'DATABASE_STATEMENTS=unnamed (or auto), or connect straight to PostgreSQL',
+    );
+  }
+  logger.info(
+    { statements: 'unnamed' },
+    'DATABASE_URL leads to a transaction-mode pooler: statements are sent unnamed (DATABASE_STATEMENTS=auto)',
+  );
+  return false;
+}
+
+/** A pg pool with the api's time limits (see the comments inside). */
+function openPool(url: string, poolSize: number, limits: DatabaseLimits, logger: Logger): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // A lost or stuck database must cost a client seconds, not a hang (our statements take milliseconds):
+    // the server cancels a statement over statement_timeout, rolls back a transaction left idle, and we give
+    // up waiting for a connection, or for an answer that never comes (a silent network partition leaves the
+    // socket open). All of them become 503 service_unavailable (db/database-errors.ts). Keep-alive notices
+    // dead peers.
+    connectionTimeoutMillis: limits.acquireTimeoutMs,
+    statement_timeout: limits.statementTimeoutMs,
+    idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+    query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+  });
+  // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
+  // would crash the process. The pool replaces the connection on next use.
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
+  return pool;
+}
+
+/** The hot statements on `pool`, guarded, named per `namer`. */
+async function openSql(pool: pg.Pool, namer: StatementNamer, logger: Logger): Promise<Sql> {
+  return createSql(
+    guardAdapter(
+      await new PrismaPg(pool, { statementNameGenerator: (query) => namer.name(query) }).connect(),
+      { logger, retryReads: true },
+    ),
+    { namer },
+  );
+}
+
+/** `text` of the one row `statement` returns (a WAL position), straight on the pool: no guard, no log. */
+const positionOn = (pool: pg.Pool, statement: string) => async () =>
+  (await pool.query<{ lsn: string | null }>(`${statement} AS lsn`)).rows[0]?.lsn ?? null;
+
 export async function openDatabase({
   databaseUrl,
   dataDir,
   logger,
   poolSize = 10,
   limits = DEFAULT_DATABASE_LIMITS,
+  statements = 'auto',
+  readUrls = [],
+  readMaxLagMs = 1_000,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
-    const pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: poolSize,
-      // A lost or stuck database must cost a client seconds, not a hang (our statements take milliseconds):
-      // the server cancels a statement over statement_timeout, rolls back a transaction left idle, and we give
-      // up waiting for a connection, or for an answer that never comes (a silent network partition leaves the
-      // socket open). All of them become 503 service_unavailable (db/database-errors.ts). Keep-alive notices
-      // dead peers.
-      connectionTimeoutMillis: limits.acquireTimeoutMs,
-      statement_timeout: limits.statementTimeoutMs,
-      idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
-      query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
-      keepAlive: true,
-    });
-    // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
-    // would crash the process. The pool replaces the connection on next use.
-    pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
+    const pool = openPool(databaseUrl, poolSize, limits, logger);
+    const endPool = async (error: unknown): Promise<never> => {
+      await pool.end();
+      throw error;
+    };
     const guard = { logger, retryReads: true };
     const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPg(pool), guard) });
-    const sql = createSql(
-      guardAdapter(await new PrismaPg(pool, { statementNameGenerator: statementNames() }).connect(), guard),
-    );
+    const namerFor = (url: string) =>
+      createStatementNamer(statements, {
+        onFallBack: (sqlstate) =>
+          logger.warn(
+            { sqlstate, database: redactUrl(url) },
+            'a prepared statement was missing or taken on its server connection: a transaction-mode pooler is ' +
+              'in the way; statements are sent unnamed from now on (set DATABASE_STATEMENTS=unnamed to start that way)',
+          ),
+      });
+    const namer = namerFor(databaseUrl);
+    if (
+      statements !== 'unnamed' &&
+      !(await choosePoolerStatements(pool, statements, logger).catch(endPool))
+    ) {
+      namer.unname();
+    }
+    const sql = await openSql(pool, namer, logger);
+    // Read replicas: each its own pool, the same limits and statement mode (auto falls back on its own).
+    const replicaPools = readUrls.map((url) => openPool(url, poolSize, limits, logger));
+    const replicas =
+      replicaPools.length === 0
+        ? undefined
+        : createReadReplicas({
+            primary: sql,
+            primaryPosition: async () =>
+              (await positionOn(pool, 'SELECT pg_current_wal_lsn()::text')()) ?? '',
+            replicas: await Promise.all(
+              replicaPools.map(async (replicaPool, index) => ({
+                name: redactUrl(readUrls[index] as string),
+                sql: await openSql(replicaPool, namerFor(readUrls[index] as string), logger),
+                replayPosition: positionOn(replicaPool, 'SELECT pg_last_wal_replay_lsn()::text'),
+              })),
+            ),
+            logger,
+            maxLagMs: readMaxLagMs,
+          });
     return {
       kind: 'postgresql',
       description: `PostgreSQL ${redactUrl(databaseUrl)}`,
       prisma,
       sql,
+      statements: () => (namer.named ? 'named' : 'unnamed'),
+      replicas,
       migrationAdapter: pgMigrationAdapter(databaseUrl),
       poolStats: () => ({
         total: pool.totalCount,
@@ -96,8 +218,9 @@ export async function openDatabase({
         max: poolSize,
       }),
       async close() {
+        replicas?.close();
         await prisma.$disconnect();
-        await pool.end();
+        await Promise.all([pool, ...replicaPools].map((each) => each.end()));
       },
     };
   }
@@ -140,6 +263,7 @@ export async function openDatabase({
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,
     prisma,
     sql,
+    statements: () => 'named',
     migrationAdapter: pgliteMigrationAdapter(pglite),
     async close() {
       await prisma.$disconnect();

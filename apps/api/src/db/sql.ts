@@ -1,4 +1,5 @@
 import type { ArgScalarType, SqlQueryable } from '@prisma/driver-adapter-utils';
+import { sqlStateOf } from './database-errors.js';
 
 // The hot statements (list, read and create a pet; charge a rate limit) go to the database through Prisma's own
 // driver adapter (the same pool, the same PGlite, the same error kinds) but not through the Prisma client's query
@@ -13,32 +14,98 @@ export interface Sql {
   rows(statement: string, args?: readonly SqlArg[]): Promise<unknown[][]>;
 }
 
-export function createSql(queryable: SqlQueryable): Sql {
-  return {
-    async rows(statement, args = []) {
-      const result = await queryable.queryRaw({
+export interface CreateSqlOptions {
+  /** Named prepared statements, when the connection keeps them (see StatementNamer); none: all unnamed. */
+  namer?: StatementNamer;
+}
+
+export function createSql(queryable: SqlQueryable, { namer }: CreateSqlOptions = {}): Sql {
+  const run = async (statement: string, args: readonly SqlArg[]) =>
+    (
+      await queryable.queryRaw({
         sql: statement,
         args: args.map((arg) => (typeof arg.value === 'bigint' ? arg.value.toString() : arg.value)),
         argTypes: args.map((arg) => ({ scalarType: arg.type, arity: 'scalar' })),
-      });
-      return result.rows;
+      })
+    ).rows;
+  return {
+    async rows(statement, args = []) {
+      try {
+        return await run(statement, args);
+      } catch (error) {
+        // The statement failed at Parse or Bind, before it ran: safe to send again, unnamed.
+        if (namer?.fallBackOn(error) !== true) throw error;
+        return await run(statement, args);
+      }
     },
   };
+}
+
+/**
+ * How statements are sent (DATABASE_STATEMENTS, config.ts; docs/operations.md#connection-poolers):
+ *   - `named`: prepared once per connection under a name, then only bound and executed;
+ *   - `unnamed`: parsed on every call, as one Parse/Bind/Execute (what a transaction-mode pooler without
+ *     prepared-statement tracking, such as PgBouncer before 1.21, needs: consecutive statements of one client
+ *     connection may reach different server connections, which do not share names);
+ *   - `auto`: named, unless a transaction-mode pooler is found at start-up (db/pooler.ts), or a statement fails
+ *     because its name is missing or taken on the server connection (42P05, 26000): then unnamed from that
+ *     statement on (it is sent again, unnamed: a statement refused at Parse or Bind did not run).
+ */
+export type StatementMode = 'auto' | 'named' | 'unnamed';
+
+/** SQLSTATEs of a name that the server connection does not have, or has for another statement. */
+const NAME_CLASHES = new Set(['42P05', '26000']);
+
+export interface StatementNamer {
+  /** The name for a statement text ('' is pg's unnamed statement): pass to PrismaPg as statementNameGenerator. */
+  name(query: { sql: string }): string;
+  /** True while statements are named. */
+  readonly named: boolean;
+  /** Stops naming statements from now on. */
+  unname(): void;
+  /**
+   * In `auto` mode, when `error` is a prepared-statement name clash: stops naming, calls `onFallBack` once, and
+   * returns true (send the statement again). False otherwise.
+   */
+  fallBackOn(error: unknown): boolean;
 }
 
 /**
  * Names for prepared statements: each distinct statement text gets one name, so PostgreSQL parses and plans it
  * once per connection instead of on every call. Bounded: past `max` distinct texts, statements go unnamed.
  */
-export function statementNames(max = 64): (query: { sql: string }) => string {
+export function createStatementNamer(
+  mode: StatementMode,
+  { max = 64, onFallBack = () => {} }: { max?: number; onFallBack?: (sqlstate: string) => void } = {},
+): StatementNamer {
   const names = new Map<string, string>();
-  return ({ sql }) => {
-    let name = names.get(sql);
-    if (name === undefined && names.size < max) {
-      name = `petstore_${names.size}`;
-      names.set(sql, name);
-    }
-    return name ?? ''; // '' is pg's unnamed statement
+  let named = mode !== 'unnamed';
+  return {
+    name({ sql }) {
+      if (!named) return '';
+      let name = names.get(sql);
+      if (name === undefined && names.size < max) {
+        name = `petstore_${names.size}`;
+        names.set(sql, name);
+      }
+      return name ?? '';
+    },
+    get named() {
+      return named;
+    },
+    unname() {
+      named = false;
+    },
+    fallBackOn(error) {
+      const sqlstate = sqlStateOf(error);
+      if (mode !== 'auto' || sqlstate === undefined || !NAME_CLASHES.has(sqlstate)) return false;
+      // Statements named before the switch may still fail this way: each is sent again; the log says it once.
+      if (named) {
+        named = false;
+        onFallBack(sqlstate);
+      }
+      return true;
+    },
   };
 }
 

@@ -9,7 +9,8 @@ import { migrateIfNeeded } from './migrate.js';
  * runs `use`, and closes it.
  */
 export async function withConfiguredDatabase<T>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databaseLimits'>>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> &
+    Partial<Pick<Config, 'databaseLimits' | 'databaseStatements'>>,
   use: (database: Database, applied: string[]) => Promise<T>,
 ): Promise<T> {
   const database = await openDatabase({
@@ -17,6 +18,7 @@ export async function withConfiguredDatabase<T>(
     dataDir: config.dataDir,
     logger: createLogger('warn'),
     limits: config.databaseLimits,
+    statements: config.databaseStatements,
   });
   try {
     const { applied } = await migrateIfNeeded(database);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorCode } from '@petstore/schema';
+import { type ErrorCode, parseReadPosition, READ_AFTER_HEADER } from '@petstore/schema';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
 import { sendError } from './send.js';
@@ -40,6 +40,7 @@ const SINGLETON_FIELDS = [
   'Origin',
   'Access-Control-Request-Method',
   'traceparent',
+  READ_AFTER_HEADER,
 ] as const;
 const SINGLETON_BITS = new Map(SINGLETON_FIELDS.map((name, index) => [name.toLowerCase(), 1 << index]));
 const SINGLETON_LENGTHS = new Set(SINGLETON_FIELDS.map((name) => name.length));
@@ -111,6 +112,18 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
       'expectation_failed',
       'Only the Expect value 100-continue is supported; send the request without this Expect header.',
       { Connection: 'close' },
+    );
+  }
+  // Read-your-writes (db/read-replicas.ts): a position the api returned, or nothing. Checked whether or not
+  // this instance has replicas, so a bad one is refused everywhere alike.
+  const readAfter = headers['petstore-read-after'];
+  if (
+    readAfter !== undefined &&
+    (typeof readAfter !== 'string' || parseReadPosition(readAfter) === undefined)
+  ) {
+    return malformed(
+      `${READ_AFTER_HEADER} must be a database position as a write returned it (such as 16/B374D848); send it as ` +
+        'received, or without it.',
     );
   }
   const coding = headers['transfer-encoding'];

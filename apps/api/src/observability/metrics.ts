@@ -192,11 +192,17 @@ export interface Metrics {
 export interface MetricsOptions {
   /** The PostgreSQL pool's figures; absent on PGlite, which has no pool (one in-process connection). */
   poolStats?: (() => PoolStats) | undefined;
+  /** Reads by route (db/read-replicas.ts), when DATABASE_READ_URL lists replicas. */
+  readRoutes?: (() => ReadonlyMap<string, number>) | undefined;
   /** Node's defaults (event-loop lag, heap, GC, CPU, handles); on unless false (tests compare registries). */
   processDefaults?: boolean;
 }
 
-export function createMetrics({ poolStats, processDefaults = true }: MetricsOptions = {}): Metrics {
+export function createMetrics({
+  poolStats,
+  readRoutes,
+  processDefaults = true,
+}: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (processDefaults) collectDefaultMetrics({ register: registry });
   const cells = new RequestCells();
@@ -228,6 +234,23 @@ export function createMetrics({ poolStats, processDefaults = true }: MetricsOpti
       registers: [registry],
       collect() {
         this.set(poolStats().max);
+      },
+    });
+  }
+  if (readRoutes !== undefined) {
+    new Counter({
+      name: 'petstore_db_reads_total',
+      help:
+        'Reads of listPets, pets.page and getPet by where they went (target: replica, primary) and why (reason: ' +
+        'replica, no_replica_caught_up, replicas_lagging, replicas_down, replica_failed)',
+      labelNames: ['target', 'reason'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [route, count] of readRoutes()) {
+          const [target, reason] = route.includes(':') ? route.split(':') : [route, route];
+          this.inc({ target, reason }, count);
+        }
       },
     });
   }

@@ -87,6 +87,11 @@ export interface PetsServiceOptions {
   idempotencyKeyTtlSeconds?: number | undefined;
   /** Told about a failed background sweep of expired idempotency keys. */
   onSweepError?: ((error: unknown) => void) | undefined;
+  /**
+   * Read replicas (db/read-replicas.ts): listPets, pagePets and getPet read through `reads`; `afterWrite` runs
+   * after each createPet. Absent: everything on `sql`.
+   */
+  replicas?: { reads: Sql; afterWrite(): Promise<void> } | undefined;
 }
 
 /**
@@ -96,6 +101,8 @@ export interface PetsServiceOptions {
  */
 export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): PetsService {
   const ttlSeconds = options.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS;
+  const replicas = options.replicas;
+  const reads = replicas?.reads ?? sql;
   const ttl = { value: ttlSeconds, type: 'int' } as const;
   const sweepExpiredKeys = createSweeper(
     async () => {
@@ -143,11 +150,11 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
     // One row more than asked says whether another page exists, so the last page carries no cursor.
     const rows =
       status === undefined
-        ? await sql.rows(LIST_ALL, [
+        ? await reads.rows(LIST_ALL, [
             { value: after, type: 'bigint' },
             { value: limit + 1, type: 'int' },
           ])
-        : await sql.rows(LIST_BY_STATUS, [
+        : await reads.rows(LIST_BY_STATUS, [
             { value: status, type: 'string' },
             { value: after, type: 'bigint' },
             { value: limit + 1, type: 'int' },
@@ -158,28 +165,40 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
       rows.length > limit && last !== undefined ? encodePetCursor({ after: last.id, status }) : null;
     return { items, nextCursor };
   }
+  async function createPet(
+    newPet: OperationParsedInput<'createPet'>,
+    { caller }: OperationContext,
+  ): Promise<Pet> {
+    const { name, categoryId, status, idempotencyKey } = newPet;
+    if (idempotencyKey !== undefined) {
+      // What the fingerprint covers: the body's fields in a fixed order, the int64 as its digits.
+      const canonical = JSON.stringify([name, categoryId.toString(), status ?? null]);
+      return createWithKey(newPet, idempotencyScope(caller.subject, idempotencyKey, canonical));
+    }
+    const [row] = await sql.rows(CREATE, [
+      { value: name, type: 'string' },
+      { value: categoryId, type: 'bigint' },
+      { value: status ?? null, type: 'string' },
+    ]);
+    if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
+    return toPet(row);
+  }
+
   return {
     async listPets(query) {
       return (await pagePets(query)).items;
     },
     pagePets,
-    async createPet(newPet, { caller }) {
-      const { name, categoryId, status, idempotencyKey } = newPet;
-      if (idempotencyKey !== undefined) {
-        // What the fingerprint covers: the body's fields in a fixed order, the int64 as its digits.
-        const canonical = JSON.stringify([name, categoryId.toString(), status ?? null]);
-        return createWithKey(newPet, idempotencyScope(caller.subject, idempotencyKey, canonical));
-      }
-      const [row] = await sql.rows(CREATE, [
-        { value: name, type: 'string' },
-        { value: categoryId, type: 'bigint' },
-        { value: status ?? null, type: 'string' },
-      ]);
-      if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
-      return toPet(row);
-    },
+    createPet:
+      replicas === undefined
+        ? createPet
+        : async (newPet, context) => {
+            const pet = await createPet(newPet, context);
+            await replicas.afterWrite();
+            return pet;
+          },
     async getPet({ petId }) {
-      const [row] = await sql.rows(GET, [{ value: petId, type: 'bigint' }]);
+      const [row] = await reads.rows(GET, [{ value: petId, type: 'bigint' }]);
       if (row === undefined) throw new AppError('pet_not_found', `no pet with id ${petId}`);
       return toPet(row);
     },

@@ -3,54 +3,30 @@
  * of API processes: a config file written to a temp directory, 127.0.0.1 ports only, health checks on /readyz,
  * stopped by its PID. No vitest import: `pnpm scale-test` uses this too.
  */
-import { type ChildProcess, execFileSync, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { scaled } from '../../../../tooling/vitest.shared.js';
 import { makeTempDir, removeTempDir, spawnOwned, stopProcess } from '../support/run-registry.js';
 import { sleep } from './scenario-support.js';
+import { ensureSystemTool, findSystemTool, type SystemTool } from './system-tool.js';
+
+const HAPROXY: SystemTool = {
+  name: 'HAProxy',
+  packageName: 'haproxy',
+  pathVariable: 'HAPROXY_PATH',
+  candidates: ['haproxy', '/usr/sbin/haproxy'],
+  versionArgs: ['-v'],
+  script: 'ensure-haproxy.sh',
+  neededBy: 'the load-balancer scale-out test',
+};
 
 /** The haproxy binary: HAPROXY_PATH, else on PATH, else Debian's /usr/sbin/haproxy; undefined when absent. */
-export function findHaproxy(): string | undefined {
-  const candidates = [process.env.HAPROXY_PATH, 'haproxy', '/usr/sbin/haproxy'];
-  for (const candidate of candidates) {
-    if (candidate === undefined || candidate === '') continue;
-    try {
-      execFileSync(candidate, ['-v'], { stdio: 'ignore' });
-      return candidate;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
-}
+export const findHaproxy = (): string | undefined => findSystemTool(HAPROXY);
 
-/**
- * The haproxy binary, installed first by scripts/ensure-haproxy.sh where it can (root with apt-get, as in CI;
- * it waits for an apt-get that holds the lock, bounded), so the test runs on a fresh machine; elsewhere it fails
- * with the command that fixes it, never skips. Called before a scenario starts anything.
- */
-export function ensureHaproxy(): string {
-  const found = findHaproxy();
-  if (found !== undefined) return found;
-  // The script prints progress to stdout and, when it cannot install, one message with the command to stderr.
-  const script = spawnSync('bash', [join(import.meta.dirname, '../../../../scripts/ensure-haproxy.sh')], {
-    stdio: ['ignore', 'inherit', 'pipe'],
-    encoding: 'utf8',
-  });
-  const installed = findHaproxy();
-  if (installed === undefined) {
-    const message = script.stderr?.trim().split('\n').at(-1);
-    throw new Error(
-      message?.startsWith('HAProxy is missing')
-        ? `${message} (needed by the load-balancer scale-out test)`
-        : 'HAProxy is needed for the load-balancer scale-out test and was not found. Install it with ' +
-            '`sudo apt-get update && sudo apt-get install -y haproxy`, or set HAPROXY_PATH to a haproxy binary.',
-    );
-  }
-  return installed;
-}
+/** The haproxy binary, installed by scripts/ensure-haproxy.sh where it can be (./system-tool.ts). */
+export const ensureHaproxy = (): string => ensureSystemTool(HAPROXY);
 
 /** A free TCP port on 127.0.0.1 right now. */
 export async function freePort(): Promise<number> {

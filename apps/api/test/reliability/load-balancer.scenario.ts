@@ -58,7 +58,7 @@ export interface LoadBalancerReport {
 }
 
 /** What a load run saw: every response's status and time, socket errors, and the creates acknowledged. */
-interface LoadOutcome {
+export interface LoadOutcome {
   requests: number;
   /** Non-2xx answers and socket errors/timeouts, with when they happened (ms since the load began). */
   failures: { atMs: number; what: string }[];
@@ -68,7 +68,7 @@ interface LoadOutcome {
   p99: number;
 }
 
-interface RunningLoad {
+export interface RunningLoad {
   startedAt: number;
   /** Responses so far. */
   responses(): number;
@@ -76,7 +76,7 @@ interface RunningLoad {
 }
 
 /** Starts autocannon against the load balancer: alternately a create (unique name) and a listing. */
-function startLoad(
+export function startLoad(
   lb: LoadBalancer,
   label: string,
   connections: number,

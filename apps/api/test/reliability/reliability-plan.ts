@@ -9,7 +9,9 @@ import { runCrashScenario } from './crash.scenario.js';
 import { runDatabaseFaultScenario } from './database-fault.scenario.js';
 import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
 import { runLoadBalancerScenario } from './load-balancer.scenario.js';
+import { runPgbouncerScenario } from './pgbouncer.scenario.js';
 import { runProbesScenario } from './probes.scenario.js';
+import { runReadReplicaScenario } from './read-replica.scenario.js';
 import { runRestartScenario } from './restart.scenario.js';
 import { runScaleOutScenario } from './scale-out.scenario.js';
 import type { ScenarioDatabase, ScenarioEnvironment, ScenarioResult } from './scenario-support.js';
@@ -27,6 +29,8 @@ export interface PlannedScenario {
     | 'shutdown'
     | 'scale-out'
     | 'load-balancer'
+    | 'pgbouncer'
+    | 'replica'
     | 'fuzz'
     | 'probes';
   database: ScenarioDatabase;
@@ -61,6 +65,20 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       drainMs: 2_000,
       throughputSeconds: full ? 8 : 0,
     },
+    // Issue 30's measurement: 16 loops for 10 s, half creates, half lists, through PgBouncer 1.18.
+    pgbouncer: {
+      seed,
+      loops: 16,
+      durationMs: full ? 10_000 : 3_000,
+      modes: ['default', 'unnamed', 'named'] as const,
+    },
+    databaseTier: {
+      loops: 8,
+      phaseMs: full ? 3_000 : 1_500,
+      connections: full ? 32 : 16,
+      throughputSeconds: full ? 8 : 0,
+    },
+    readReplica: { loops: 8, phaseMs: full ? 5_000 : 1_500, applyDelayMs: 300 },
     probes: {
       normalRequests: full ? 4_000 : 250,
       rssRatioLimit: 1.5,
@@ -127,6 +145,9 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
       run: async (env) =>
         (await runLoadBalancerScenario(env, { ...options.loadBalancer, throughputSeconds: 0 })).result,
     },
+    { kind: 'pgbouncer', database: 'postgresql', run: (env) => runPgbouncerScenario(env, options.pgbouncer) },
+    // On clusters of its own: a primary and its streaming replica.
+    { kind: 'replica', database: 'postgresql', run: () => runReadReplicaScenario(options.readReplica) },
     {
       kind: 'fuzz',
       database: 'postgresql',

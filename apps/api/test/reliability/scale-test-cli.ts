@@ -1,28 +1,45 @@
 /**
- * `pnpm scale-test [--quick] [--seed=N]`: HAProxy (Debian's package, installed by scripts/ensure-haproxy.sh where
- * it can) in front of three API processes on one PostgreSQL database, and one table: the conformance suite
- * through the balancer, SIGTERM and SIGKILL of one instance under load, throughput with 1, 2 and 3 instances.
- * Exits 1 if a step broke its contract. PostgreSQL is found (or started) as the tests do.
+ * `pnpm scale-test [--quick] [--seed=N] [--only=balancer|tier]`: HAProxy (Debian's package, installed by
+ * scripts/ensure-haproxy.sh where it can) in front of three API processes on one PostgreSQL database, and one
+ * table: the conformance suite through the balancer, SIGTERM and SIGKILL of one instance under load, throughput
+ * with 1, 2 and 3 instances; then the database tier (database-tier.scenario.ts): the instances through PgBouncer
+ * to a primary and a streaming replica, read-your-writes for every create, the replica stopped and restarted
+ * under load, throughput with and without the replica. Exits 1 if a step broke its contract. PostgreSQL is found
+ * (or started) as the tests do.
  */
 import { cpus, loadavg } from 'node:os';
 import { acquirePostgresServer } from '../support/postgres-server.js';
 import { endOfRunCheck, sweepAbandonedTestRuns } from '../support/test-database.js';
+import { runDatabaseTierScenario } from './database-tier.scenario.js';
 import { ensureHaproxy } from './haproxy.js';
 import { formatLoadBalancerTable, runLoadBalancerScenario } from './load-balancer.scenario.js';
+import { ensurePgbouncer } from './pgbouncer.js';
 import { scenarioOptions } from './reliability-plan.js';
 
 async function main() {
   let quick = false;
   let seed: number | undefined;
+  let only: 'balancer' | 'tier' | undefined;
   for (const arg of process.argv.slice(2)) {
     if (arg === '--quick') quick = true;
     else if (arg.startsWith('--seed=')) seed = Number(arg.slice('--seed='.length));
-    else if (arg !== '--') throw new Error(`unknown argument ${arg}; usage: scale-test [--quick] [--seed=N]`);
+    else if (arg === '--only=balancer' || arg === '--only=tier')
+      only = arg.slice('--only='.length) as typeof only;
+    else if (arg !== '--')
+      throw new Error(
+        `unknown argument ${arg}; usage: scale-test [--quick] [--seed=N] [--only=balancer|tier]`,
+      );
   }
   const options = scenarioOptions('full', seed).loadBalancer;
-  if (quick) Object.assign(options, scenarioOptions('bounded', seed).loadBalancer, { throughputSeconds: 3 });
-  // Before anything starts: without HAProxy there is nothing to test, and the message says how to install it.
+  const tierOptions = scenarioOptions('full', seed).databaseTier;
+  if (quick) {
+    Object.assign(options, scenarioOptions('bounded', seed).loadBalancer, { throughputSeconds: 3 });
+    Object.assign(tierOptions, scenarioOptions('bounded', seed).databaseTier, { throughputSeconds: 3 });
+  }
+  // Before anything starts: without HAProxy (or PgBouncer) there is nothing to test, and the message says how
+  // to install it.
   ensureHaproxy();
+  if (only !== 'balancer') ensurePgbouncer();
   // Whatever happens next (a failed step, an exception, Ctrl-C), the processes, the database and the temp dirs
   // started below are stopped: by the scenario's own `finally`, else by ../support/run-registry.ts.
   const server = await acquirePostgresServer();
@@ -36,13 +53,16 @@ async function main() {
       `on ${cpus().length} cores; load average ${load()}\n`,
   );
   try {
-    const report = await runLoadBalancerScenario(
-      { postgresAdminUrl: server.adminUrl, log: (line) => process.stdout.write(`  ${line}\n`) },
-      options,
-    );
-    process.stdout.write(`\n${formatLoadBalancerTable(report.rows)}\n\nload average after: ${load()}\n`);
-    if (report.violations.length > 0) {
-      process.stdout.write(`\nviolations:\n  ${report.violations.join('\n  ')}\n`);
+    const log = (line: string) => process.stdout.write(`  ${line}\n`);
+    const reports = [];
+    if (only !== 'tier')
+      reports.push(await runLoadBalancerScenario({ postgresAdminUrl: server.adminUrl, log }, options));
+    if (only !== 'balancer') reports.push(await runDatabaseTierScenario({ log }, tierOptions));
+    const rows = reports.flatMap((report) => report.rows);
+    const violations = reports.flatMap((report) => report.violations);
+    process.stdout.write(`\n${formatLoadBalancerTable(rows)}\n\nload average after: ${load()}\n`);
+    if (violations.length > 0) {
+      process.stdout.write(`\nviolations:\n  ${violations.join('\n  ')}\n`);
       process.exitCode = 1;
     }
   } finally {
