@@ -62,14 +62,88 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/**
+ * int64 exact on the page. Swagger UI sends a request body as typed, but shows a JSON answer as
+ * `JSON.stringify(JSON.parse(text))`, which rounds every integer past 2^53 (9007199254740993 is shown as
+ * ...992). This plugin shows JSON answers by re-indenting the text as received: the digits are the server's.
+ * Plain ES2017 with no template literals: it is sent to the browser as written here.
+ */
+const EXACT_JSON_PLUGIN = String.raw`// Re-indents JSON text like JSON.stringify(value, null, 2) without parsing a number.
+function indentJson(text) {
+  JSON.parse(text); // invalid JSON throws: Swagger UI's own rendering then says so
+  var out = '', depth = 0, inString = false, escaped = false, blank = ' \n\r\t';
+  var newline = function () { return '\n' + '  '.repeat(depth); };
+  for (var i = 0; i < text.length; i++) {
+    var c = text[i];
+    if (inString) {
+      out += c;
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (blank.indexOf(c) >= 0) {
+      continue;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '{' || c === '[') {
+      var j = i + 1;
+      while (j < text.length && blank.indexOf(text[j]) >= 0) j++;
+      if (text[j] === (c === '{' ? '}' : ']')) {
+        out += c + text[j];
+        i = j;
+      } else {
+        depth++;
+        out += c + newline();
+      }
+    } else if (c === '}' || c === ']') {
+      depth--;
+      out += newline() + c;
+    } else if (c === ',') {
+      out += ',' + newline();
+    } else if (c === ':') {
+      out += ': ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+function ExactJsonPlugin() {
+  return {
+    wrapComponents: {
+      responseBody: function (Original, system) {
+        var h = system.React.createElement;
+        return function ExactJsonResponseBody(props) {
+          var pretty;
+          if (typeof props.content === 'string' && /json/i.test(props.contentType || '')) {
+            try {
+              pretty = indentJson(props.content);
+            } catch (error) {
+              pretty = undefined;
+            }
+          }
+          if (pretty === undefined) return h(Original, props);
+          var HighlightCode = props.getComponent('HighlightCode', true);
+          return h('div', null, h('h5', null, 'Response body'),
+            h(HighlightCode, { language: 'json', downloadable: true, fileName: 'response.json', canCopy: true }, pretty));
+        };
+      },
+    },
+  };
+}
+`;
+
 // A file rather than an inline script, so the page's CSP can forbid inline scripts.
-const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+const INIT_SCRIPT = `${EXACT_JSON_PLUGIN}
+window.ui = SwaggerUIBundle({
   url: ${JSON.stringify(OPENAPI_PATH)},
   dom_id: '#swagger-ui',
   deepLinking: true,
   displayOperationId: true,
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis],
+  plugins: [ExactJsonPlugin],
   layout: 'BaseLayout',
 });
 `;
