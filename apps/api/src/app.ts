@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import type { Sql } from './db/sql.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
+import { responseCompression } from './http/compression.js';
 import { createDocsRouter } from './http/docs.js';
 import { edge } from './http/edge.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
@@ -109,6 +110,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
   // Every request is read once by the edge (method, target, header fields) before any route sees it.
   app.use(edge());
+  // Then every answer, REST, tRPC (fast path included) and the docs, may be compressed (http/compression.ts).
+  app.use(responseCompression());
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
     app.use(
