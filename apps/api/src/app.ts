@@ -153,7 +153,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((deps.health ?? createHealth(deps)).router);
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
   app.use('/docs', helmet());
-  app.use(createDocsRouter({ servers: deps.servers }));
+  app.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl }));
   app.use(routeNotFound(guard));
   app.use(errorHandler(onInternalError));
   return app;

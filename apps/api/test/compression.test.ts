@@ -156,6 +156,13 @@ describe.each([
       const reply = await send(origin, path, { headers: { 'accept-encoding': 'gzip' } });
       expect(reply.status).toBe(200);
       expect(reply.headers['content-encoding']).toBe('gzip');
+      // A 304 has no body to code.
+      const unchanged = await send(origin, path, {
+        headers: { 'accept-encoding': 'gzip, identity;q=0', 'if-none-match': String(reply.headers.etag) },
+      });
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.headers['content-encoding']).toBeUndefined();
+      expect(unchanged.body.length).toBe(0);
     }
     const notFound = await send(server.baseUrl, '/pets/999', { headers: { 'accept-encoding': 'gzip' } });
     expect(notFound.status).toBe(404);

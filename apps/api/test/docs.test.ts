@@ -1,6 +1,7 @@
 // The /docs page in a real headless Chromium: it loads Swagger UI from this server only (no CDN), renders the
 // served OpenAPI document with its three operations, and marks getPet deprecated. The screenshot is kept in
 // test-results/docs.png for a person to look at.
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -170,6 +171,52 @@ describe('/docs/assets', () => {
     'answers 404 route_not_found for %s, like any unknown path',
     async (name) => {
       expectError(await call(origin, `/docs/assets/${name}`, { apiKey: null }), 404, 'route_not_found');
+    },
+  );
+});
+
+describe('ETag and If-None-Match on the documentation', () => {
+  let server: TestServer;
+  let origin: string;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'docs-etag');
+    origin = server.baseUrl.replace(/\/v1$/, '');
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  /** fetch, not `call`: these bodies are not the API's JSON. */
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const reply = await fetch(`${origin}${path}`, { headers });
+    return { status: reply.status, headers: reply.headers, text: await reply.text() };
+  };
+
+  it.each(['/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/swagger-ui-bundle.js'])(
+    '%s: a strong ETag from the bytes; a matching If-None-Match (weakly compared, or *) is 304',
+    async (path) => {
+      const first = await get(path);
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag') ?? '';
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(etag).toBe(`"${createHash('sha256').update(first.text).digest('base64url')}"`);
+      // The same bytes, the same tag: a second instance (or request) agrees.
+      expect((await get(path)).headers.get('etag')).toBe(etag);
+
+      for (const condition of [etag, `W/${etag}`, `"other", ${etag}`, '*', ` * `]) {
+        const again = await get(path, { 'if-none-match': condition });
+        expect({ condition, status: again.status, text: again.text }).toEqual({
+          condition,
+          status: 304,
+          text: '',
+        });
+        expect(again.headers.get('etag')).toBe(etag);
+        expect(again.headers.get('cache-control')).toBe(first.headers.get('cache-control'));
+      }
+      for (const condition of ['"other"', 'W/"other"', etag.slice(1, -1), '']) {
+        const changed = await get(path, { 'if-none-match': condition });
+        expect({ condition, status: changed.status }).toEqual({ condition, status: 200 });
+        expect(changed.text).toBe(first.text);
+      }
     },
   );
 });
