@@ -68,6 +68,8 @@ const EXPOSED_HEADERS = [
   'Sunset',
   'Link',
   'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
   'WWW-Authenticate',
   // The W3C trace context of the answer, so a traced page can join its spans to ours.
   'traceresponse',

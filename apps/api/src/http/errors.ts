@@ -48,9 +48,9 @@ export function errorHandler(onInternalError: InternalErrorSink): ErrorRequestHa
  * one learns nothing about which paths exist.
  */
 export function routeNotFound(guard: AccessGuard): RequestHandler {
-  return async (req) => {
+  return async (req, res) => {
     if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
-      await guard(authorizationOf(req), { address: req.socket.remoteAddress });
+      await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
     }
     throw new AppError('route_not_found', `no route for ${req.method} ${req.path}`);
   };

@@ -172,7 +172,7 @@ export function restHandler({
     const op = route.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
     labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
-      const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress });
+      const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
       if (op === undefined) {
         res.setHeader('Allow', route.allow);
         if (req.method === 'OPTIONS') {
