@@ -45,7 +45,13 @@ export type { Int64, Int64Input } from './int64.js';
 export { INT64_MAX, INT64_MIN, Int64Schema, PositiveInt64Schema } from './int64.js';
 export { describeIssues } from './issues.js';
 export { parseJson, stringifyJson } from './json.js';
-export type { OpenApiDocument, OpenApiOptions, OpenApiServer } from './openapi.js';
+export type {
+  OpenApiContact,
+  OpenApiDocument,
+  OpenApiLicense,
+  OpenApiOptions,
+  OpenApiServer,
+} from './openapi.js';
 export {
   createOpenApiDocument,
   createOpenApiJson,
