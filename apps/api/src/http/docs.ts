@@ -204,7 +204,9 @@ export function createDocsRouter({ servers, publicBaseUrl }: DocsOptions = {}): 
     if (document === undefined) {
       if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
       const text =
-        servers === undefined ? template.replace(JSON.stringify(OWN_SERVER), JSON.stringify(base)) : template;
+        servers === undefined
+          ? template.replace(JSON.stringify(OWN_SERVER), () => JSON.stringify(base))
+          : template;
       document = representation(text, JSON_TYPE, REVALIDATE);
       documents.set(base, document);
     }
