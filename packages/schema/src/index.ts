@@ -28,6 +28,7 @@ export {
   operations,
   pathParameterNames,
   pathPattern,
+  RATE_LIMIT_HEADER_CONTRACTS,
   REQUEST_BODY_LIMIT_BYTES,
   restOperations,
   TRPC_ENDPOINT,

@@ -63,6 +63,22 @@ describe('OpenAPI document', () => {
     expect(operation('/pets/{petId}', 'get').responses['200'].links).toBeUndefined();
   });
 
+  it('describes the RateLimit fields, optional, on every success and on 429 next to Retry-After', () => {
+    for (const [path, method, status] of [
+      ['/pets', 'get', '200'],
+      ['/pets', 'post', '201'],
+      ['/pets/{petId}', 'get', '200'],
+      ['/pets', 'get', '429'],
+      ['/pets', 'post', '429'],
+    ] as const) {
+      const headers = operation(path, method).responses[status].headers;
+      expect(Object.keys(headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+      expect(headers.RateLimit.required).toBe(false);
+      expect(headers['RateLimit-Policy'].required).toBe(false);
+    }
+    expect(operation('/pets', 'get').responses['429'].headers['Retry-After'].required).toBe(true);
+  });
+
   it('protects every operation with the bearer scheme', () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

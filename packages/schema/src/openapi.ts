@@ -11,6 +11,7 @@ import {
   DEPRECATION_HEADER_CONTRACTS,
   type HeaderContract,
   pathParameterNames,
+  RATE_LIMIT_HEADER_CONTRACTS,
   type RestOperationContract,
   restOperations,
 } from './contract.js';
@@ -278,7 +279,12 @@ function responses(op: RestOperationContract): Record<string, unknown> {
   const result: Record<string, unknown> = {
     [op.success.status]: {
       description: op.success.description,
-      headers: { ...common, ...headerObjects(op.success.headers), 'X-Request-Id': REQUEST_ID_HEADER },
+      headers: {
+        ...common,
+        ...headerObjects(op.success.headers),
+        ...headerObjects(RATE_LIMIT_HEADER_CONTRACTS),
+        'X-Request-Id': REQUEST_ID_HEADER,
+      },
       ...(op.success.body === undefined ? {} : { content: json(op.success.body.id) }),
       ...(successLinks === undefined ? {} : { links: successLinks }),
     },
