@@ -12,6 +12,7 @@ import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
+import { responseCompression } from './http/compression.js';
 import { createDocsRouter } from './http/docs.js';
 import { edge } from './http/edge.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
@@ -76,6 +77,8 @@ const EXPOSED_HEADERS = [
   'Sunset',
   'Link',
   'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
   'WWW-Authenticate',
   // The W3C trace context of the answer, so a traced page can join its spans to ours.
   'traceresponse',
@@ -124,6 +127,8 @@ export function createApp(deps: AppDeps): express.Express {
   // Each request's database position (its Petstore-Read-After), for the reads and writes it makes.
   const replicas = deps.replicas;
   if (replicas !== undefined) app.use((req, res, next) => replicas.withRequest(req, res, next));
+  // Then every answer, REST, tRPC (fast path included) and the docs, may be compressed (http/compression.ts).
+  app.use(responseCompression());
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
     app.use(
@@ -166,7 +171,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((deps.health ?? createHealth(deps)).router);
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
   app.use('/docs', helmet());
-  app.use(createDocsRouter({ servers: deps.servers }));
+  app.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl }));
   app.use(routeNotFound(guard));
   app.use(errorHandler(onInternalError));
   return app;

@@ -277,10 +277,13 @@ async function startProxy(
       };
       const rewritten = deviation.request ? deviation.request(incoming) : incoming;
       if ('status' in rewritten) return send(rewritten);
+      // The deviations rewrite bodies, so the proxy asks for them uncoded (as a rewriting proxy must): the API
+      // compresses when the client's Accept-Encoding allows.
       const {
         host: _host,
         'content-length': _length,
         connection: _connection,
+        'accept-encoding': _acceptEncoding,
         ...headers
       } = rewritten.headers;
       const forwarded = httpRequest(

@@ -10,7 +10,7 @@ import { openDatabase } from '../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames, migrateIfNeeded } from '../src/db/migrate.js';
 import { createApiKeysService } from '../src/keys/api-keys.service.js';
 import { createLogger } from '../src/logger.js';
-import { call, expectError } from './support/http.js';
+import { atStartOfRateWindow, call, expectError } from './support/http.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import {
   DATABASE_KINDS,
@@ -22,6 +22,9 @@ import {
 
 // Tests here start servers and CLI processes (each compiling TypeScript at start-up): the timeout says so.
 vi.setConfig({ testTimeout: 2 * timeouts.process });
+
+/** A key of the rate-limit tests with a budget of its own. */
+const THIRD_API_KEY = 'third-key-0123456789abcdef';
 
 const logger = createLogger('silent');
 
@@ -211,7 +214,7 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
           prisma: db.prisma,
           sql: db.sql,
           logger,
-          apiKeys: [TEST_API_KEY, OTHER_API_KEY],
+          apiKeys: [TEST_API_KEY, OTHER_API_KEY, THIRD_API_KEY],
           migrations: [],
           rateLimitPerMinute: 4,
         }),
@@ -249,6 +252,36 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
     // Unauthenticated requests are refused before they are counted.
     expectError(await call(a.baseUrl, '/pets', { apiKey: null }), 401, 'unauthorized');
   });
+  it('tells each admitted caller where it stands: RateLimit-Policy and RateLimit on 2xx and 429, REST and tRPC', async () => {
+    const [a, b] = instances as [Awaited<ReturnType<typeof listen>>, Awaited<ReturnType<typeof listen>>];
+    await atStartOfRateWindow();
+    const key = { apiKey: THIRD_API_KEY };
+    const list = superjson.serialize({ limit: 1 });
+    const replies = [
+      await call(a.baseUrl, '/pets', key),
+      await call(b.baseUrl, `/trpc/pets.list?input=${encodeURIComponent(JSON.stringify(list))}`, key),
+      await call(a.baseUrl, '/pets/1', key),
+      await call(b.baseUrl, '/no-such-route', key),
+      await call(a.baseUrl, '/pets', key),
+    ];
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 404, 404, 429]);
+    replies.forEach((reply, index) => {
+      // draft-ietf-httpapi-ratelimit-headers: the quota per window, then the requests left and the seconds
+      // until the window restores it.
+      expect(reply.headers.get('ratelimit-policy')).toBe('"per-key";q=4;w=60');
+      const fields = /^"per-key";r=(\d+);t=(\d+)$/.exec(reply.headers.get('ratelimit') ?? '');
+      expect(fields, `RateLimit of reply ${index}`).not.toBeNull();
+      const [, remaining, reset] = fields as unknown as [string, string, string];
+      expect(Number(remaining)).toBe(Math.max(0, 3 - index));
+      expect(Number(reset)).toBeGreaterThanOrEqual(1);
+      expect(Number(reset)).toBeLessThanOrEqual(60);
+      // On the 429, `t` is the Retry-After; on the others there is no Retry-After.
+      expect(reply.headers.get('retry-after')).toBe(index === 4 ? reset : null);
+    });
+    // A caller refused before it is admitted (no key) learns nothing of anyone's quota.
+    const anonymous = await call(a.baseUrl, '/pets', { apiKey: null });
+    expect(anonymous.headers.get('ratelimit')).toBeNull();
+  });
 });
 
 describe('CORS when origins are configured', () => {
@@ -276,7 +309,16 @@ describe('CORS when origins are configured', () => {
       expect(allowed).toContain(header);
     const reply = await call(server.baseUrl, '/pets', { headers: { origin: 'https://app.example.com' } });
     const exposed = (reply.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(',');
-    for (const header of ['location', 'retry-after', 'deprecation', 'sunset', 'link', 'traceresponse'])
+    for (const header of [
+      'location',
+      'retry-after',
+      'ratelimit',
+      'ratelimit-policy',
+      'deprecation',
+      'sunset',
+      'link',
+      'traceresponse',
+    ])
       expect(exposed).toContain(header);
     const other = await call(server.baseUrl, '/pets', { headers: { origin: 'https://evil.example.net' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();

@@ -135,6 +135,25 @@ const RETRY_AFTER: HeaderContract = {
   required: true,
 };
 
+/**
+ * The IETF rate-limit fields (draft-ietf-httpapi-ratelimit-headers), sent with every answer to an admitted
+ * request when the deployment sets a rate limit; never otherwise, hence not required.
+ */
+export const RATE_LIMIT_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract>> = {
+  'RateLimit-Policy': {
+    description:
+      'The quota policy, when a rate limit is set: `"per-key";q=<requests>;w=<window seconds>` (IETF draft ' +
+      'draft-ietf-httpapi-ratelimit-headers).',
+    required: false,
+  },
+  RateLimit: {
+    description:
+      'Where the caller stands, when a rate limit is set: `"per-key";r=<requests left>;t=<seconds until the ' +
+      'quota is restored>`; on a 429, `t` equals `Retry-After`.',
+    required: false,
+  },
+};
+
 const COMMON_ERRORS = {
   401: {
     description: 'Missing, malformed or unknown API key. Checked before anything else about the request.',
@@ -152,7 +171,7 @@ const COMMON_ERRORS = {
       "The caller's request budget is spent (only when the deployment sets a rate limit), or too many requests " +
       'with a wrong API key came from one address.',
     codes: ['rate_limited'],
-    headers: { 'Retry-After': RETRY_AFTER },
+    headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADER_CONTRACTS },
   },
   500: {
     description: 'A fault on our side. Details are logged under the request id, never sent.',

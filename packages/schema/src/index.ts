@@ -28,6 +28,7 @@ export {
   operations,
   pathParameterNames,
   pathPattern,
+  RATE_LIMIT_HEADER_CONTRACTS,
   REQUEST_BODY_LIMIT_BYTES,
   restOperations,
   TRPC_ENDPOINT,
@@ -45,7 +46,13 @@ export type { Int64, Int64Input } from './int64.js';
 export { INT64_MAX, INT64_MIN, Int64Schema, PositiveInt64Schema } from './int64.js';
 export { describeIssues } from './issues.js';
 export { parseJson, stringifyJson } from './json.js';
-export type { OpenApiDocument, OpenApiOptions, OpenApiServer } from './openapi.js';
+export type {
+  OpenApiContact,
+  OpenApiDocument,
+  OpenApiLicense,
+  OpenApiOptions,
+  OpenApiServer,
+} from './openapi.js';
 export {
   createOpenApiDocument,
   createOpenApiJson,

@@ -43,6 +43,42 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.paths)).toEqual(['/pets', '/pets/{petId}']);
   });
 
+  it('names its licence and a contact (Redocly and Spectral warn without them)', () => {
+    expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(document.info.contact).toEqual({ name: 'Pet Store platform team' });
+    const contact = { name: 'Pets on call', url: 'https://petstore.example/support' };
+    expect(createOpenApiDocument({ contact }).info.contact).toEqual(contact);
+  });
+
+  it("links createPet's 201 to getPet with petId from the body's id, for tools that chain calls", () => {
+    expect(operation('/pets', 'post').responses['201'].links).toEqual({
+      getPet: {
+        operationId: 'getPet',
+        parameters: { petId: '$response.body#/id' },
+        description: expect.any(String),
+      },
+    });
+    // Only a success that names another operation's path links to it.
+    expect(operation('/pets', 'get').responses['200'].links).toBeUndefined();
+    expect(operation('/pets/{petId}', 'get').responses['200'].links).toBeUndefined();
+  });
+
+  it('describes the RateLimit fields, optional, on every success and on 429 next to Retry-After', () => {
+    for (const [path, method, status] of [
+      ['/pets', 'get', '200'],
+      ['/pets', 'post', '201'],
+      ['/pets/{petId}', 'get', '200'],
+      ['/pets', 'get', '429'],
+      ['/pets', 'post', '429'],
+    ] as const) {
+      const headers = operation(path, method).responses[status].headers;
+      expect(Object.keys(headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+      expect(headers.RateLimit.required).toBe(false);
+      expect(headers['RateLimit-Policy'].required).toBe(false);
+    }
+    expect(operation('/pets', 'get').responses['429'].headers['Retry-After'].required).toBe(true);
+  });
+
   it('protects every operation with the bearer scheme', () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

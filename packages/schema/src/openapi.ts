@@ -11,6 +11,7 @@ import {
   DEPRECATION_HEADER_CONTRACTS,
   type HeaderContract,
   pathParameterNames,
+  RATE_LIMIT_HEADER_CONTRACTS,
   type RestOperationContract,
   restOperations,
 } from './contract.js';
@@ -27,18 +28,47 @@ export interface OpenApiServer {
   description?: string;
 }
 
+/** OpenAPI `info.contact`: who answers for the API. */
+export interface OpenApiContact {
+  name?: string;
+  url?: string;
+  email?: string;
+}
+
+/** OpenAPI `info.license`: an SPDX `identifier` (or a `url`) besides the name. */
+export interface OpenApiLicense {
+  name: string;
+  identifier?: string;
+  url?: string;
+}
+
+/** The interface description's licence: the licence of the packages that carry it. */
+export const OPENAPI_LICENSE: OpenApiLicense = { name: 'MIT', identifier: 'MIT' };
+/** Who answers for the interface, unless a deployment names its own contact. */
+export const OPENAPI_CONTACT: OpenApiContact = { name: 'Pet Store platform team' };
+
 export interface OpenApiOptions {
   /**
    * Where the API is served, first one preferred. Default: `[{ url: '/v1' }]`, which OpenAPI resolves
-   * against the document's own URL, i.e. "the server that served this document".
+   * against the document's own URL, i.e. "the server that served this document". Prism and client
+   * generators ignore a relative URL: a server should pass absolute ones.
    */
   servers?: readonly OpenApiServer[];
+  /** `info.contact`; default {@link OPENAPI_CONTACT}. */
+  contact?: OpenApiContact;
 }
 
 /** JSON values, except that int64 bounds are `bigint` so that they stay exact (write it with `stringifyJson`). */
 export type OpenApiDocument = {
   openapi: '3.1.0';
-  info: { title: string; version: string; description: string; [key: string]: unknown };
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    license: OpenApiLicense;
+    contact: OpenApiContact;
+    [key: string]: unknown;
+  };
   servers: OpenApiServer[];
   paths: Record<string, Record<string, unknown>>;
   components: Record<string, Record<string, unknown>>;
@@ -221,14 +251,43 @@ const headerObjects = (headers: Readonly<Record<string, HeaderContract>> = {}) =
     ]),
   );
 
+/**
+ * OpenAPI `links` from a success whose `Location` names another operation's path (createPet's 201 -> getPet):
+ * the GET operation on that path, its path parameters taken from the response body's fields, so that stateful
+ * tools (Prism, test generators) can chain the calls.
+ */
+function links(op: RestOperationContract): Record<string, unknown> | undefined {
+  const location = op.success.location;
+  if (location === undefined) return undefined;
+  const target = restOperations.find((other) => other.method === 'GET' && other.path === location.path);
+  // None once getPet (deprecated) is removed at its sunset: then there is nothing to chain to.
+  if (target === undefined) return undefined;
+  return {
+    [target.id]: {
+      operationId: target.id,
+      parameters: Object.fromEntries(
+        Object.entries(location.params).map(([param, field]) => [param, `$response.body#/${field}`]),
+      ),
+      description: `The ${op.success.body?.id ?? 'resource'} just created, read with ${target.id}.`,
+    },
+  };
+}
+
 /** Every response of the operation: the success, then each error status with the Error body and its codes. */
 function responses(op: RestOperationContract): Record<string, unknown> {
   const common = op.deprecated === undefined ? {} : headerObjects(DEPRECATION_HEADER_CONTRACTS);
+  const successLinks = links(op);
   const result: Record<string, unknown> = {
     [op.success.status]: {
       description: op.success.description,
-      headers: { ...common, ...headerObjects(op.success.headers), 'X-Request-Id': REQUEST_ID_HEADER },
+      headers: {
+        ...common,
+        ...headerObjects(op.success.headers),
+        ...headerObjects(RATE_LIMIT_HEADER_CONTRACTS),
+        'X-Request-Id': REQUEST_ID_HEADER,
+      },
       ...(op.success.body === undefined ? {} : { content: json(op.success.body.id) }),
+      ...(successLinks === undefined ? {} : { links: successLinks }),
     },
   };
   for (const [status, error] of Object.entries(op.errors)) {
@@ -393,6 +452,8 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
       title: 'Pet Store API',
       version: OPENAPI_INFO_VERSION,
       description: DESCRIPTION,
+      contact: { ...(options.contact ?? OPENAPI_CONTACT) },
+      license: { ...OPENAPI_LICENSE },
     },
     servers,
     security: [{ bearerAuth: [] }],

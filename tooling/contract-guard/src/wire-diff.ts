@@ -121,6 +121,11 @@ function classify(diff: Diff, before: JsonDocument): 'break' | 'compatible' {
     return diff.action === 'replace' && later ? 'compatible' : 'break';
   }
   if (last === 'x-replaced-by') return 'compatible';
+  // A response's `links` (createPet's 201 -> getPet) tell tools how to chain calls; nothing on the wire changes.
+  // One added is compatible; one removed or changed breaks a tool that follows it.
+  const links = diff.path.indexOf('links');
+  if (links > 1 && diff.path[links - 2] === 'responses')
+    return diff.action === 'add' ? 'compatible' : 'break';
   // A response that is no longer sent (a success status changed, an error status dropped) breaks whoever relied on it.
   if (parent === 'responses' && diff.action !== 'add') return 'break';
   if (diff.type === 'breaking' || diff.type === 'unclassified') return 'break';

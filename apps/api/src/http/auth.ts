@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
 import { sha256 } from '../keys/api-key-digest.js';
 import { API_KEY_TOKEN } from '../keys/api-key-format.js';
-import type { createFailureLimiter, RateLimiter } from '../limits/rate-limiter.js';
+import { type createFailureLimiter, type RateLimiter, rateLimitHeaders } from '../limits/rate-limiter.js';
 
 // `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110 section 11.1), the token is a
 // b64token (RFC 6750 section 2.1).
@@ -113,6 +113,8 @@ export interface AccessRequest {
   address?: string | undefined;
   /** How many calls the request carries (a tRPC batch), charged to the caller's rate limit at once. */
   cost?: number;
+  /** The response, which gets the `RateLimit` fields once the request is admitted under a rate limit. */
+  response?: Pick<ServerResponse, 'setHeader'> | undefined;
 }
 
 /**
@@ -142,7 +144,10 @@ export function createAccessGuard(
       if (error instanceof UnauthorizedError) failures?.record(address);
       throw error;
     }
-    await rateLimit?.(caller.subject, request.cost);
+    if (rateLimit !== undefined) {
+      const headers = rateLimitHeaders(await rateLimit(caller.subject, request.cost));
+      for (const name in headers) request.response?.setHeader(name, headers[name] as string);
+    }
     return caller;
   };
 }

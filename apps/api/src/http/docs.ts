@@ -1,17 +1,25 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createOpenApiJson, type OpenApiServer } from '@petstore/schema';
 import { Router } from 'express';
 import type { Config } from '../config.js';
+import { type Representation, representation, sendRepresentation } from './conditional.js';
 import { methodNotAllowed } from './errors.js';
+import { requestBaseUrl } from './request-base-url.js';
 
 /** Where the OpenAPI document and the documentation page are served. Both are public: no API key. */
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const DOCS_PATH = '/docs';
 
 export interface DocsOptions {
-  /** The OpenAPI `servers`; default: the server that serves the document (`/v1`). */
+  /**
+   * The OpenAPI `servers` (the configured public URLs). Default: the absolute base URL the request reached
+   * (`publicBaseUrl`, else its Host), since Prism and client generators ignore a relative `/v1`.
+   */
   servers?: readonly OpenApiServer[] | undefined;
+  /** The running environment's public base URL (…/v1), when configured. */
+  publicBaseUrl?: string | undefined;
 }
 
 /**
@@ -40,10 +48,20 @@ const swaggerUi = () =>
 // A Map, not an object literal: a name from the URL such as `constructor` or `__proto__` must not find
 // something inherited from Object.prototype.
 const ASSETS = new Map([
-  ['swagger-ui.css', 'swagger-ui.css'],
-  ['swagger-ui-bundle.js', 'swagger-ui-bundle.js'],
-  ['favicon.png', 'favicon-32x32.png'],
+  ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' }],
+  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' }],
+  ['favicon.png', { file: 'favicon-32x32.png', type: 'image/png' }],
 ]);
+/** The assets change only with the swagger-ui-dist version; the ETag lets a client revalidate after an hour. */
+const ASSET_CACHE_CONTROL = 'public, max-age=3600';
+/** The page, its script and the document may change with any deployment: revalidate every time. */
+const REVALIDATE = 'no-cache';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Stands for the request's own base URL in the document generated once; replaced per request. */
+const OWN_SERVER = 'https://own-server.petstore.invalid/v1';
+/** Documents kept per base URL (Host); a bound, since the Host comes from the client. */
+const MAX_CACHED_DOCUMENTS = 16;
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -62,14 +80,88 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/**
+ * int64 exact on the page. Swagger UI sends a request body as typed, but shows a JSON answer as
+ * `JSON.stringify(JSON.parse(text))`, which rounds every integer past 2^53 (9007199254740993 is shown as
+ * ...992). This plugin shows JSON answers by re-indenting the text as received: the digits are the server's.
+ * Plain ES2017 with no template literals: it is sent to the browser as written here.
+ */
+const EXACT_JSON_PLUGIN = String.raw`// Re-indents JSON text like JSON.stringify(value, null, 2) without parsing a number.
+function indentJson(text) {
+  JSON.parse(text); // invalid JSON throws: Swagger UI's own rendering then says so
+  var out = '', depth = 0, inString = false, escaped = false, blank = ' \n\r\t';
+  var newline = function () { return '\n' + '  '.repeat(depth); };
+  for (var i = 0; i < text.length; i++) {
+    var c = text[i];
+    if (inString) {
+      out += c;
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (blank.indexOf(c) >= 0) {
+      continue;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '{' || c === '[') {
+      var j = i + 1;
+      while (j < text.length && blank.indexOf(text[j]) >= 0) j++;
+      if (text[j] === (c === '{' ? '}' : ']')) {
+        out += c + text[j];
+        i = j;
+      } else {
+        depth++;
+        out += c + newline();
+      }
+    } else if (c === '}' || c === ']') {
+      depth--;
+      out += newline() + c;
+    } else if (c === ',') {
+      out += ',' + newline();
+    } else if (c === ':') {
+      out += ': ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+function ExactJsonPlugin() {
+  return {
+    wrapComponents: {
+      responseBody: function (Original, system) {
+        var h = system.React.createElement;
+        return function ExactJsonResponseBody(props) {
+          var pretty;
+          if (typeof props.content === 'string' && /json/i.test(props.contentType || '')) {
+            try {
+              pretty = indentJson(props.content);
+            } catch (error) {
+              pretty = undefined;
+            }
+          }
+          if (pretty === undefined) return h(Original, props);
+          var HighlightCode = props.getComponent('HighlightCode', true);
+          return h('div', null, h('h5', null, 'Response body'),
+            h(HighlightCode, { language: 'json', downloadable: true, fileName: 'response.json', canCopy: true }, pretty));
+        };
+      },
+    },
+  };
+}
+`;
+
 // A file rather than an inline script, so the page's CSP can forbid inline scripts.
-const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+const INIT_SCRIPT = `${EXACT_JSON_PLUGIN}
+window.ui = SwaggerUIBundle({
   url: ${JSON.stringify(OPENAPI_PATH)},
   dom_id: '#swagger-ui',
   deepLinking: true,
   displayOperationId: true,
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis],
+  plugins: [ExactJsonPlugin],
   layout: 'BaseLayout',
 });
 `;
@@ -97,44 +189,69 @@ function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): s
  * `GET /v1/openapi.json` (the OpenAPI 3.1 document generated from @petstore/schema) and `GET /docs` (Swagger UI
  * rendering it). Public documentation: mounted before the API-key check. Other methods are 405.
  */
-export function createDocsRouter({ servers }: DocsOptions = {}): Router {
+export function createDocsRouter({ servers, publicBaseUrl }: DocsOptions = {}): Router {
   const router = Router();
   // Generated on first request, not at start-up: most processes never serve it.
-  let document: string | undefined;
-  const openApiJson = () => {
-    document ??= `${createOpenApiJson(servers === undefined ? {} : { servers }, 2)}\n`;
+  let template: string | undefined;
+  const documents = new Map<string, Representation>();
+  const openApiDocument = (req: Parameters<typeof requestBaseUrl>[0]) => {
+    template ??= `${createOpenApiJson(
+      { servers: servers ?? [{ url: OWN_SERVER, description: 'The server that serves this document' }] },
+      2,
+    )}\n`;
+    const base = servers === undefined ? requestBaseUrl(req, publicBaseUrl) : '';
+    let document = documents.get(base);
+    if (document === undefined) {
+      if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
+      const text =
+        servers === undefined
+          ? template.replace(JSON.stringify(OWN_SERVER), () => JSON.stringify(base))
+          : template;
+      document = representation(text, JSON_TYPE, REVALIDATE);
+      documents.set(base, document);
+    }
     return document;
   };
+  const page = representation(PAGE, 'text/html; charset=utf-8', REVALIDATE);
+  const initScript = representation(INIT_SCRIPT, 'text/javascript; charset=utf-8', REVALIDATE);
+  const assets = new Map<string, Promise<Representation>>();
   const csp = contentSecurityPolicy(servers);
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
   router
     .route(OPENAPI_PATH)
-    .get((_req, res) => {
-      res.set('Cache-Control', 'no-cache').type('application/json').send(openApiJson());
-    })
+    .get((req, res) => sendRepresentation(req, res, openApiDocument(req)))
     .all(onlyGet);
 
   router
     .route(DOCS_PATH)
-    .get((_req, res) => {
-      res.set({ 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache' }).type('html').send(PAGE);
+    .get((req, res) => {
+      res.setHeader('Content-Security-Policy', csp);
+      sendRepresentation(req, res, page);
     })
     .all(onlyGet);
 
   router
     .route(`${DOCS_PATH}/init.js`)
-    .get((_req, res) => {
-      res.set('Cache-Control', 'no-cache').type('text/javascript').send(INIT_SCRIPT);
-    })
+    .get((req, res) => sendRepresentation(req, res, initScript))
     .all(onlyGet);
 
   router
     .route(`${DOCS_PATH}/assets/:file`)
-    .get((req, res, next) => {
-      const file = ASSETS.get(req.params.file);
-      if (file === undefined) return next('route');
-      res.sendFile(file, { root: swaggerUi(), maxAge: '1h' });
+    .get(async (req, res, next) => {
+      const name = req.params.file;
+      const asset = ASSETS.get(name);
+      if (asset === undefined) return next('route');
+      // Read once, on first request (the bundle is 1.7 MB): the ETag is the hash of the bytes served.
+      let loaded = assets.get(name);
+      if (loaded === undefined) {
+        loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
+          representation(bytes, asset.type, ASSET_CACHE_CONTROL),
+        );
+        loaded.catch(() => assets.delete(name));
+        assets.set(name, loaded);
+      }
+      sendRepresentation(req, res, await loaded);
     })
     .all(onlyGet);
 

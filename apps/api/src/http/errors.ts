@@ -57,9 +57,9 @@ const outsideApi = (path: string): string =>
     : `: the API is under ${API_BASE_PATH} (GET ${API_BASE_PATH}/pets with an API key); its documentation is at /docs and ${API_BASE_PATH}/openapi.json`;
 
 export function routeNotFound(guard: AccessGuard): RequestHandler {
-  return async (req) => {
+  return async (req, res) => {
     if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
-      await guard(authorizationOf(req), { address: req.socket.remoteAddress });
+      await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
     }
     throw new AppError('route_not_found', `no route for ${req.method} ${req.path}${outsideApi(req.path)}`);
   };

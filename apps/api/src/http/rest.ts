@@ -19,6 +19,7 @@ import { type AccessGuard, authorizationOf } from './auth.js';
 import { readJsonBody } from './body.js';
 import { queryOf } from './edge.js';
 import { handleError, type InternalErrorSink } from './errors.js';
+import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
 
 // The REST routes of the contract, served by one Express handler: the path is matched against a table compiled
@@ -126,20 +127,6 @@ export interface RestDeps {
   publicBaseUrl?: string | undefined;
 }
 
-/** A `Host` header we are willing to echo into a URL: a DNS name or IPv4/[IPv6] address and an optional port. */
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
-
-/** The absolute base URL (…/v1) this request reached, for links in the response. */
-function requestBaseUrl(req: Parameters<RequestHandler>[0], publicBaseUrl: string | undefined): string {
-  if (publicBaseUrl !== undefined) return publicBaseUrl;
-  const host = req.headers.host;
-  if (host !== undefined && host.length <= 261 && HOST.test(host)) return `http://${host}${API_BASE_PATH}`;
-  const address = req.socket.localAddress ?? '127.0.0.1';
-  const shown = address.includes(':') ? `[${address}]` : address;
-  return `http://${shown}:${req.socket.localPort}${API_BASE_PATH}`;
-}
-
 /** RFC 8288 `Link` to the next page: the same route, `limit` and `status`, and the cursor. */
 function nextLink(base: string, op: RestOperationContract, input: unknown, cursor: string): string {
   const { limit, status } = input as { limit?: number; status?: string };
@@ -185,7 +172,7 @@ export function restHandler({
     const op = route.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
     labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
-      const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress });
+      const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
       if (op === undefined) {
         res.setHeader('Allow', route.allow);
         if (req.method === 'OPTIONS') {

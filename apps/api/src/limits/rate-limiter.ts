@@ -10,11 +10,40 @@ export interface RateLimitOptions {
   onSweepError?: (error: unknown) => void;
 }
 
-/** Charges `cost` requests to `subject`; throws 429 `rate_limited` with `Retry-After` once over the limit. */
-export type RateLimiter = (subject: string, cost?: number) => Promise<void>;
+/** Where a subject stands in its window once a request is charged (or refused). */
+export interface RateLimitState {
+  limit: number;
+  windowSeconds: number;
+  /** Requests left in this window (0 when refused). */
+  remaining: number;
+  /** Seconds until the window ends and the count starts again; at least 1. */
+  resetSeconds: number;
+}
+
+/**
+ * Charges `cost` requests to `subject` and says where it stands; throws 429 `rate_limited` once over the limit,
+ * with `Retry-After` and the same `RateLimit` fields.
+ */
+export type RateLimiter = (subject: string, cost?: number) => Promise<RateLimitState>;
+
+/** The name of our one quota policy in `RateLimit-Policy` / `RateLimit`: requests per API key. */
+export const RATE_LIMIT_POLICY = 'per-key';
+
+/**
+ * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11, Structured
+ * Field lists): the policy's quota `q` per window `w` seconds, and the requests remaining `r` with `t` seconds
+ * until the quota is restored. `t` equals `Retry-After` on a 429.
+ */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${RATE_LIMIT_POLICY}";q=${state.limit};w=${state.windowSeconds}`,
+    RateLimit: `"${RATE_LIMIT_POLICY}";r=${state.remaining};t=${state.resetSeconds}`,
+  };
+}
 
 const rateLimited = (limit: number, windowSeconds: number, retryAfterSeconds: number) =>
   new AppError('rate_limited', `rate limit of ${limit} requests per ${windowSeconds} s exceeded`, {
+    ...rateLimitHeaders({ limit, windowSeconds, remaining: 0, resetSeconds: retryAfterSeconds }),
     'Retry-After': String(retryAfterSeconds),
   });
 
@@ -95,6 +124,7 @@ export function createRateLimiter(
       refusedUntil.set(subject, windowEnd);
       throw rateLimited(limit, windowSeconds, retryAfter());
     }
+    return { limit, windowSeconds, remaining: limit - position, resetSeconds: retryAfter() };
   };
 }
 

@@ -125,6 +125,7 @@ export function trpcMiddleware(
       labelResponse(res, trpcLabel(procedures));
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
+        response: res,
         cost: batch ? Math.min(procedures.length, TRPC_MAX_BATCH_SIZE) : 1,
       });
       if (req.method !== 'GET' && req.method !== 'POST') {

@@ -1,0 +1,171 @@
+// Response compression (src/http/compression.ts) on a real server: REST, tRPC over its fast path and over tRPC's
+// own handler, and the docs; negotiated from Accept-Encoding with its q-values; never for HEAD, 304 or a body
+// under the threshold (unless the client refuses identity); always with `Vary: Accept-Encoding`.
+import { request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import superjson from 'superjson';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPRESSION_THRESHOLD_BYTES } from '../src/http/compression.js';
+import { call } from './support/http.js';
+import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
+
+interface ByteReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** One request through node:http, which (unlike fetch) hands over the body as coded on the wire. */
+function send(
+  baseUrl: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<ByteReply> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: options.method ?? 'GET',
+        path: `${url.pathname.replace(/\/$/, '')}${path}`,
+        headers: { authorization: `Bearer ${TEST_API_KEY}`, ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const DECODERS: Record<string, (body: Buffer) => Buffer> = {
+  gzip: gunzipSync,
+  br: brotliDecompressSync,
+  deflate: inflateSync,
+};
+
+/** The body as the client reads it, after undoing the coding named by Content-Encoding. */
+function decoded(reply: ByteReply): string {
+  const coding = reply.headers['content-encoding'] as string | undefined;
+  if (coding === undefined) return reply.body.toString('utf8');
+  const decode = DECODERS[coding];
+  if (decode === undefined) throw new Error(`unexpected Content-Encoding ${coding}`);
+  return decode(reply.body).toString('utf8');
+}
+
+const varyOf = (reply: ByteReply) => String(reply.headers.vary ?? '').toLowerCase();
+const trpcInput = (value: unknown) => encodeURIComponent(JSON.stringify(superjson.serialize(value)));
+
+describe.each([
+  { label: 'tRPC fast path', trpcFastPath: true },
+  { label: "tRPC's own handler", trpcFastPath: false },
+])('response compression ($label)', ({ trpcFastPath }) => {
+  let server: TestServer;
+  let identity: { list: string; trpc: string };
+
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'compression', { trpcFastPath });
+    for (let i = 0; i < 40; i++) {
+      const created = await call(server.baseUrl, '/pets', {
+        method: 'POST',
+        body: `{"name":"Pet number ${i}","categoryId":9007199254740993,"status":"available"}`,
+      });
+      expect(created.status).toBe(201);
+    }
+    identity = {
+      list: decoded(await send(server.baseUrl, '/pets?limit=100')),
+      trpc: decoded(await send(server.baseUrl, `/trpc/pets.list?input=${trpcInput({ limit: 100 })}`)),
+    };
+    expect(Buffer.byteLength(identity.list)).toBeGreaterThan(COMPRESSION_THRESHOLD_BYTES);
+    expect(Buffer.byteLength(identity.trpc)).toBeGreaterThan(COMPRESSION_THRESHOLD_BYTES);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('sends the body uncoded without Accept-Encoding, with Vary', async () => {
+    const reply = await send(server.baseUrl, '/pets?limit=100');
+    expect(reply.headers['content-encoding']).toBeUndefined();
+    expect(varyOf(reply)).toContain('accept-encoding');
+    expect(reply.body.toString('utf8')).toContain('9007199254740993');
+  });
+
+  it.each([
+    ['gzip', 'gzip'],
+    ['br', 'br'],
+    ['gzip, br', 'br'],
+    ['gzip;q=1, br;q=0.5', 'gzip'],
+    ['br;q=0, gzip', 'gzip'],
+    ['*', 'br'],
+    ['identity;q=0.5, gzip;q=0.9', 'gzip'],
+    ['gzip;q=0, br;q=0', undefined],
+    ['identity', undefined],
+    ['compress, x-unknown', undefined],
+  ])('Accept-Encoding: %s -> %s on REST and tRPC, the same text once decoded', async (accept, expected) => {
+    for (const [path, text] of [
+      ['/pets?limit=100', identity.list],
+      [`/trpc/pets.list?input=${trpcInput({ limit: 100 })}`, identity.trpc],
+    ] as const) {
+      const reply = await send(server.baseUrl, path, { headers: { 'accept-encoding': accept } });
+      expect(reply.status).toBe(200);
+      expect({ path, coding: reply.headers['content-encoding'] }).toEqual({ path, coding: expected });
+      expect(varyOf(reply)).toContain('accept-encoding');
+      expect(decoded(reply)).toBe(text);
+      if (expected !== undefined) expect(reply.body.length).toBeLessThan(Buffer.byteLength(text));
+    }
+  });
+
+  it('leaves a body under the threshold uncoded, unless the client refuses identity', async () => {
+    const small = await send(server.baseUrl, '/pets/1', { headers: { 'accept-encoding': 'gzip' } });
+    expect(small.status).toBe(200);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(varyOf(small)).toContain('accept-encoding');
+
+    for (const accept of ['gzip, identity;q=0', 'gzip, *;q=0']) {
+      const refused = await send(server.baseUrl, '/pets/1', { headers: { 'accept-encoding': accept } });
+      expect(refused.headers['content-encoding']).toBe('gzip');
+      expect(decoded(refused)).toBe(small.body.toString('utf8'));
+    }
+    // Nothing acceptable at all: the body uncoded (RFC 9110 section 12.5.3), still readable, not a 406.
+    const none = await send(server.baseUrl, '/pets?limit=100', { headers: { 'accept-encoding': '*;q=0' } });
+    expect(none.status).toBe(200);
+    expect(none.headers['content-encoding']).toBeUndefined();
+    expect(none.body.toString('utf8')).toBe(identity.list);
+  });
+
+  it('does not code the answer to HEAD', async () => {
+    const head = await send(server.baseUrl, '/pets?limit=100', {
+      method: 'HEAD',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(head.body.length).toBe(0);
+  });
+
+  it('codes the docs and the OpenAPI document, and an error body only when large enough', async () => {
+    const origin = server.baseUrl.replace(/\/v1$/, '');
+    for (const path of ['/docs/assets/swagger-ui-bundle.js', '/v1/openapi.json']) {
+      const reply = await send(origin, path, { headers: { 'accept-encoding': 'gzip' } });
+      expect(reply.status).toBe(200);
+      expect(reply.headers['content-encoding']).toBe('gzip');
+      // A 304 has no body to code.
+      const unchanged = await send(origin, path, {
+        headers: { 'accept-encoding': 'gzip, identity;q=0', 'if-none-match': String(reply.headers.etag) },
+      });
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.headers['content-encoding']).toBeUndefined();
+      expect(unchanged.body.length).toBe(0);
+    }
+    const notFound = await send(server.baseUrl, '/pets/999', { headers: { 'accept-encoding': 'gzip' } });
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers['content-encoding']).toBeUndefined();
+  });
+});
