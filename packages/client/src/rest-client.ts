@@ -18,6 +18,7 @@ import {
   stringifyJson,
 } from '@petstore/schema';
 import type * as z from 'zod/mini';
+import { authorizationHeaders } from './api-key.js';
 import { PetStoreApiError } from './client-error.js';
 import { type PetStoreTarget, resolveBaseUrl } from './environments.js';
 import {
@@ -41,8 +42,8 @@ export interface CreatePetOptions extends CallOptions {
 
 export type RestClientOptions = PetStoreTarget &
   CallPolicyOptions & {
-    /** Sent as `Authorization: Bearer <apiKey>` on every call. */
-    apiKey: string;
+    /** Sent as `Authorization: Bearer <apiKey>` on every call; `null` when a proxy in front adds the key. */
+    apiKey: string | null;
     /** A `fetch` to use instead of the global one (tests, proxies, instrumentation). */
     fetch?: typeof globalThis.fetch;
     /**
@@ -167,9 +168,7 @@ function requestOf(op: RestOperationContract, argument: unknown): { path: string
  */
 export function createRestClient(options: RestClientOptions): RestClient {
   const baseUrl = resolveBaseUrl(options);
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') {
-    throw new TypeError('apiKey is required: the service refuses every call without one');
-  }
+  const authorization = authorizationHeaders(options.apiKey);
   const policy = retryPolicy(options);
   // Reads are repeated freely; a write only under an idempotency key, which the service deduplicates by.
   const fetchImpl = createRetryingFetch(
@@ -180,7 +179,6 @@ export function createRestClient(options: RestClientOptions): RestClient {
       (init.headers as Record<string, string>)[IDEMPOTENCY_KEY_HEADER.toLowerCase()] !== undefined,
   );
   const validate = options.validateResponses ?? true;
-  const authorization = `Bearer ${options.apiKey}`;
 
   async function call<S extends z.ZodMiniType>(
     method: string,
@@ -192,7 +190,11 @@ export function createRestClient(options: RestClientOptions): RestClient {
     request: { signal?: AbortSignal | undefined; headers?: Record<string, string> } = {},
   ): Promise<z.output<S>> {
     const url = `${baseUrl}${path}`;
-    const headers: Record<string, string> = { accept: 'application/json', authorization, ...request.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...authorization,
+      ...request.headers,
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let status: number;
     let text: string;
