@@ -72,5 +72,6 @@ export {
   ListPetsQuerySchema,
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
+  PetsPageQuerySchema,
 } from './queries.js';
 export { assertExactJsonSupport } from './runtime.js';
