@@ -67,7 +67,7 @@ describe('base URLs and environments', () => {
 
   it('sends no Authorization header with apiKey null (a proxy in front adds the key)', async () => {
     const sent: Headers[] = [];
-    const fetch = async (_input: RequestInfo | URL, init?: RequestInit) => {
+    const fetch = async (_input: string | URL | Request, init?: RequestInit) => {
       sent.push(new Headers(init?.headers));
       return new Response(JSON.stringify([]), { headers: { 'content-type': 'application/json' } });
     };

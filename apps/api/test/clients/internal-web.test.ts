@@ -93,7 +93,15 @@ async function seriousViolations(page: Page): Promise<string[]> {
   });
 }
 
-const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id);
+/** The element that has keyboard focus in the page (this file is compiled without the DOM's types). */
+type FocusedElement = { id: string; className: string; textContent: string | null };
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const element = (globalThis as unknown as { document: { activeElement: FocusedElement | null } }).document
+      .activeElement;
+    return { id: element?.id, className: element?.className, text: element?.textContent };
+  });
+const focusedId = async (page: Page) => (await focused(page)).id;
 
 const isCreate = (request: { method: string; url: string }) =>
   request.method === 'POST' && request.url.includes('pets.create');
@@ -235,7 +243,7 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
       '9007199254740993',
       'available',
     ]);
-    expect(await page.evaluate(() => document.activeElement?.className)).toBe('lookup-result');
+    expect((await focused(page)).className).toBe('lookup-result');
   });
 
   it('pages through 250 pets with the status filter, keyboard focus following the list', async () => {
@@ -253,7 +261,7 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
     await page.keyboard.press('Enter');
     await expectText(page, 'caption', 'Pets with status pending: 200 shown, more to load');
     // Focus went to the first pet the page loaded.
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toMatch(/^[0-9]+Pending 101/);
+    expect((await focused(page)).text).toMatch(/^[0-9]+Pending 101/);
     await loadMore.click();
     await expectText(page, 'caption', 'Pets with status pending: 250 shown');
     expect(await caption.textContent()).not.toContain('more to load');
@@ -270,7 +278,9 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
     await page.getByLabel('Show status').selectOption('');
     await expectText(page, 'caption', 'Pets: 100 shown, more to load');
     if (kind === 'pglite') {
-      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate(() =>
+        (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0),
+      );
       await page.screenshot({ path: SCREENSHOT });
     }
     expect(problems).toEqual([]);
