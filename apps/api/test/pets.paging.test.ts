@@ -138,6 +138,18 @@ describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
     expect(pages.flat()).toEqual(available);
   });
 
+  it("tRPC: pets.page takes the direction TanStack Query's infiniteQueryOptions sends, forward only", async () => {
+    const first = trpcData(await trpcPage({ status: 'available', limit: 100, direction: 'forward' }));
+    expect(first.items.map((pet) => BigInt(pet.id))).toEqual(available.slice(0, 100));
+    const reply = await trpcPage({ limit: 1, cursor: first.nextCursor, direction: 'backward' });
+    expect(reply.status).toBe(400);
+    expect(trpcError(reply)).toEqual({
+      code: 'validation_failed',
+      message: 'direction: must be forward (pages only go forward)',
+      status: 400,
+    });
+  });
+
   it('cursors are interchangeable between REST and tRPC', async () => {
     const rest = nextOf(await call(base, '/pets?status=available&limit=100'))?.cursor as string;
     const viaTrpc = trpcData(await trpcPage({ status: 'available', limit: 100, cursor: rest }));

@@ -64,4 +64,18 @@ describe('base URLs and environments', () => {
       'apiKey is required',
     );
   });
+
+  it('sends no Authorization header with apiKey null (a proxy in front adds the key)', async () => {
+    const sent: Headers[] = [];
+    const fetch = async (_input: string | URL | Request, init?: RequestInit) => {
+      sent.push(new Headers(init?.headers));
+      return new Response(JSON.stringify([]), { headers: { 'content-type': 'application/json' } });
+    };
+    await createRestClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: null, fetch }).listPets();
+    await createTrpcClient({ url: 'http://127.0.0.1:1/v1/trpc', apiKey: null, fetch, batch: false })
+      .pets.list.query({})
+      .catch(() => undefined); // the answer is no tRPC envelope: only the request matters here
+    expect(sent).toHaveLength(2);
+    expect(sent.map((headers) => headers.has('authorization'))).toEqual([false, false]);
+  });
 });

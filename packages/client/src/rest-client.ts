@@ -18,6 +18,7 @@ import {
   stringifyJson,
 } from '@petstore/schema';
 import type * as z from 'zod/mini';
+import { authorizationHeaders } from './api-key.js';
 import { PetStoreApiError } from './client-error.js';
 import { type PetStoreTarget, resolveBaseUrl } from './environments.js';
 import { readAfterFetch } from './read-after.js';
@@ -43,8 +44,8 @@ export interface CreatePetOptions extends CallOptions {
 
 export type RestClientOptions = PetStoreTarget &
   CallPolicyOptions & {
-    /** Sent as `Authorization: Bearer <apiKey>` on every call. */
-    apiKey: string;
+    /** Sent as `Authorization: Bearer <apiKey>` on every call; `null` when a proxy in front adds the key. */
+    apiKey: string | null;
     /** A `fetch` to use instead of the global one (tests, proxies, instrumentation). */
     fetch?: typeof globalThis.fetch;
     /**
@@ -170,9 +171,7 @@ function requestOf(op: RestOperationContract, argument: unknown): { path: string
 export function createRestClient(options: RestClientOptions): RestClient {
   assertClientRuntime();
   const baseUrl = resolveBaseUrl(options);
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') {
-    throw new TypeError('apiKey is required: the service refuses every call without one');
-  }
+  const authorization = authorizationHeaders(options.apiKey);
   const policy = retryPolicy(options);
   // Reads are repeated freely; a write only under an idempotency key, which the service deduplicates by.
   const fetchImpl = createRetryingFetch(
@@ -183,7 +182,6 @@ export function createRestClient(options: RestClientOptions): RestClient {
       (init.headers as Record<string, string>)[IDEMPOTENCY_KEY_HEADER.toLowerCase()] !== undefined,
   );
   const validate = options.validateResponses ?? true;
-  const authorization = `Bearer ${options.apiKey}`;
 
   async function call<S extends z.ZodMiniType>(
     method: string,
@@ -195,7 +193,11 @@ export function createRestClient(options: RestClientOptions): RestClient {
     request: { signal?: AbortSignal | undefined; headers?: Record<string, string> } = {},
   ): Promise<z.output<S>> {
     const url = `${baseUrl}${path}`;
-    const headers: Record<string, string> = { accept: 'application/json', authorization, ...request.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...authorization,
+      ...request.headers,
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let status: number;
     let text: string;

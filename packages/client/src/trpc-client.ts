@@ -3,6 +3,7 @@ import { IDEMPOTENCY_KEY_HEADER, operations, TRPC_ENDPOINT, trpcPath } from '@pe
 import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import superjson from 'superjson';
+import { authorizationHeaders } from './api-key.js';
 import { type PetStoreEnvironment, resolveBaseUrl } from './environments.js';
 import { readAfterFetch } from './read-after.js';
 import {
@@ -33,8 +34,8 @@ export type TrpcClientOptions = (
       url?: never;
     }
 ) & {
-  /** Sent as `Authorization: Bearer <apiKey>` on every request. */
-  apiKey: string;
+  /** Sent as `Authorization: Bearer <apiKey>` on every request; `null` when a proxy in front adds the key. */
+  apiKey: string | null;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof globalThis.fetch;
   /** Send the calls made in the same tick in one request (default true). */
@@ -121,15 +122,12 @@ export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient
       : options.url;
   if (typeof url !== 'string' || url === '')
     throw new TypeError('url is required, for example https://<host>/v1/trpc');
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') {
-    throw new TypeError('apiKey is required: the service refuses every call without one');
-  }
-  const authorization = `Bearer ${options.apiKey}`;
+  const authorization = authorizationHeaders(options.apiKey);
   const policy = retryPolicy(options);
   const linkOptions = {
     url,
     transformer: superjson,
-    headers: () => ({ authorization }),
+    headers: () => authorization,
     fetch: createRetryingFetch(
       readAfterFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
       policy,

@@ -7,7 +7,12 @@ import type { ErrorCode } from './error.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from './idempotency.js';
 import { PositiveInt64Schema } from './int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from './pet.js';
-import { ListPetsQuerySchema, ListPetsSearchParamsSchema, PetIdPathSchema } from './queries.js';
+import {
+  ListPetsQuerySchema,
+  ListPetsSearchParamsSchema,
+  PetIdPathSchema,
+  PetsPageQuerySchema,
+} from './queries.js';
 
 /** Every REST path of the interface lives under this prefix (the spec's `/v1`). */
 export const API_BASE_PATH = '/v1';
@@ -270,7 +275,7 @@ export const contract = {
       'listPets as a page: `{ items, nextCursor }`, `nextCursor` null on the last page. For infinite lists ' +
       "(TanStack Query's `useInfiniteQuery`). Cursors are the same as REST's `cursor`: interchangeable.",
     request: {},
-    input: z.prefault(ListPetsQuerySchema, {}),
+    input: z.prefault(PetsPageQuerySchema, {}),
     success: {
       status: 200,
       description: 'A page of animals',

@@ -79,6 +79,7 @@ export {
   ListPetsQuerySchema,
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
+  PetsPageQuerySchema,
 } from './queries.js';
 export { laterReadPosition, parseReadPosition, READ_AFTER_HEADER } from './read-after.js';
 export type { RuntimeRequirement } from './runtime.js';

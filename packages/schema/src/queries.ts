@@ -57,6 +57,17 @@ export const ListPetsQuerySchema = z.strictObject({
 export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;
 export type ListPetsQueryInput = z.input<typeof ListPetsQuerySchema>;
 
+/**
+ * The input of tRPC's `pets.page`: the listPets query, plus the `direction` that tRPC's TanStack Query integration
+ * (`trpc.pets.page.infiniteQueryOptions(...)`) adds to every page it asks for. Pages only go forward (ids
+ * ascending), so `forward` is the one value accepted; anything else is refused like any bad field.
+ */
+export const PetsPageQuerySchema = z.extend(ListPetsQuerySchema, {
+  direction: z
+    .optional(z.literal('forward', { error: 'must be forward (pages only go forward)' }))
+    .check(z.describe("Set by TanStack Query's infinite queries; only `forward` is accepted.")),
+});
+
 const INTEGER_TEXT = /^-?\d+$/;
 
 /**

@@ -11,10 +11,14 @@ export interface ProxiedRequest {
   body: string;
 }
 
-/** What to do with one request: pass it on, pass it on and lose the answer, or answer it here. */
+/**
+ * What to do with one request: pass it on, pass it on and lose the answer, pass it on with another body (what a
+ * client of another version would have sent), or answer it here.
+ */
 export type Fault =
   | 'forward'
   | 'lose-response'
+  | { forwardBody: string }
   | { status: number; headers?: Record<string, string>; body: string };
 
 export interface FaultyProxy {
@@ -48,13 +52,19 @@ export async function startFaultyProxy(targetBaseUrl: string): Promise<FaultyPro
       };
       proxy.requests.push(seen);
       const fault = proxy.plan(seen);
-      if (typeof fault === 'object') {
+      if (typeof fault === 'object' && 'status' in fault) {
         res.writeHead(fault.status, fault.headers);
         res.end(fault.body);
         return;
       }
+      const sent = typeof fault === 'object' ? Buffer.from(fault.forwardBody) : body;
+      const headers = { ...req.headers };
+      if (typeof fault === 'object') {
+        headers['content-length'] = String(sent.length);
+        delete headers['transfer-encoding'];
+      }
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
         (answer) => {
           const answerChunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
@@ -70,7 +80,7 @@ export async function startFaultyProxy(targetBaseUrl: string): Promise<FaultyPro
         },
       );
       upstream.on('error', () => req.socket.destroy());
-      upstream.end(body);
+      upstream.end(sent);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
