@@ -56,7 +56,19 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
       body: '--x--',
     });
     const bigBatch = await rawCall(origin, `/trpc/${Array(1000).fill('pets.list').join(',')}?batch=1`);
-    for (const reply of [invalidInput, unknownProcedure, queryOnMutation, wrongMediaType, bigBatch]) {
+    // A path or query that cannot be read (bad percent-encoding, a parameter twice) is refused after the key
+    // check too, as on REST.
+    const badPath = await rawCall(origin, '/trpc/pets.%E0%A4%A');
+    const repeatedBatch = await rawCall(origin, '/trpc/pets.list,pets.list?batch=1&batch=1');
+    for (const reply of [
+      invalidInput,
+      unknownProcedure,
+      queryOnMutation,
+      wrongMediaType,
+      bigBatch,
+      badPath,
+      repeatedBatch,
+    ]) {
       expect(reply.status).toBe(401);
       expect(errorOf(reply.body)).toMatchObject({ code: 'unauthorized', status: 401 });
       expect(reply.text.length).toBeLessThan(1000);

@@ -112,13 +112,20 @@ export function trpcMiddleware(
     let procedures = [path];
     let inputText: string | undefined;
     try {
+      // A path or query that cannot be read is refused only after the key check, as on REST: a caller without
+      // a key learns nothing about its request but that it needs one (401 before 400).
+      let unreadable: unknown;
       try {
         path = decodeURIComponent(rawPath);
-      } catch {
-        // tRPC answers BAD_REQUEST here; ours says why, in our error model.
-        throw new AppError('validation_failed', 'the procedure path is not valid percent-encoded UTF-8');
+        batch = queryOf(req).batch === '1';
+      } catch (error) {
+        // tRPC answers BAD_REQUEST for the path; ours says why, in our error model.
+        unreadable =
+          error instanceof AppError
+            ? error
+            : new AppError('validation_failed', 'the procedure path is not valid percent-encoded UTF-8');
+        batch = false;
       }
-      batch = queryOf(req).batch === '1';
       // As tRPC reads it: only a batch (`batch=1`) names several procedures; otherwise the whole path, commas
       // and all, is one name (and no procedure has a comma in its name: 404).
       procedures = batch ? path.split(',') : [path];
@@ -128,6 +135,7 @@ export function trpcMiddleware(
         response: res,
         cost: batch ? Math.min(procedures.length, TRPC_MAX_BATCH_SIZE) : 1,
       });
+      if (unreadable !== undefined) throw unreadable;
       if (req.method !== 'GET' && req.method !== 'POST') {
         res.setHeader('Allow', 'GET, POST');
         throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: GET, POST`);
