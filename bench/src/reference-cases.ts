@@ -1,5 +1,5 @@
-// Requests every reference server must refuse with 400, as the raw reference does (reference-rules.ts): the
-// naive and Fastify servers' tests run them all, so no reference is faster for checking less.
+// Requests every reference server must refuse with 400: the raw reference's rules (reference-rules.test.ts) and
+// the naive and Fastify servers' tests run them all, so no reference is faster for checking less.
 export const BAD_LIST_QUERIES = [
   'limit=0',
   'limit=101',
