@@ -1,49 +1,30 @@
 // Response compression (src/http/compression.ts) on a real server: REST, tRPC over its fast path and over tRPC's
 // own handler, and the docs; negotiated from Accept-Encoding with its q-values; never for HEAD, 304 or a body
 // under the threshold (unless the client refuses identity); always with `Vary: Accept-Encoding`.
-import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPRESSION_THRESHOLD_BYTES } from '../src/http/compression.js';
 import { call } from './support/http.js';
+import { type RawReply, rawSend } from './support/raw-send.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
-interface ByteReply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
+/** A reply with its body as coded on the wire (rawSend uses node:http, which, unlike fetch, decodes nothing). */
+type ByteReply = RawReply;
 
-/** One request through node:http, which (unlike fetch) hands over the body as coded on the wire. */
-function send(
+/** One authorized request through rawSend. */
+const send = (
   baseUrl: string,
   path: string,
   options: { method?: string; headers?: Record<string, string> } = {},
-): Promise<ByteReply> {
-  const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: options.method ?? 'GET',
-        path: `${url.pathname.replace(/\/$/, '')}${path}`,
-        headers: { authorization: `Bearer ${TEST_API_KEY}`, ...options.headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end();
+) =>
+  rawSend(baseUrl, path, {
+    method: options.method,
+    headers: { authorization: `Bearer ${TEST_API_KEY}`, ...options.headers },
   });
-}
+
+/** Content-Encoding, or undefined when the body is not coded. */
+const codingOf = (reply: ByteReply) => reply.headers.get('content-encoding') ?? undefined;
 
 const DECODERS: Record<string, (body: Buffer) => Buffer> = {
   gzip: gunzipSync,
@@ -53,14 +34,14 @@ const DECODERS: Record<string, (body: Buffer) => Buffer> = {
 
 /** The body as the client reads it, after undoing the coding named by Content-Encoding. */
 function decoded(reply: ByteReply): string {
-  const coding = reply.headers['content-encoding'] as string | undefined;
-  if (coding === undefined) return reply.body.toString('utf8');
+  const coding = codingOf(reply);
+  if (coding === undefined) return reply.text;
   const decode = DECODERS[coding];
   if (decode === undefined) throw new Error(`unexpected Content-Encoding ${coding}`);
-  return decode(reply.body).toString('utf8');
+  return decode(reply.bytes).toString('utf8');
 }
 
-const varyOf = (reply: ByteReply) => String(reply.headers.vary ?? '').toLowerCase();
+const varyOf = (reply: ByteReply) => (reply.headers.get('vary') ?? '').toLowerCase();
 const trpcInput = (value: unknown) => encodeURIComponent(JSON.stringify(superjson.serialize(value)));
 
 describe.each([
@@ -92,9 +73,9 @@ describe.each([
 
   it('sends the body uncoded without Accept-Encoding, with Vary', async () => {
     const reply = await send(server.baseUrl, '/pets?limit=100');
-    expect(reply.headers['content-encoding']).toBeUndefined();
+    expect(codingOf(reply)).toBeUndefined();
     expect(varyOf(reply)).toContain('accept-encoding');
-    expect(reply.body.toString('utf8')).toContain('9007199254740993');
+    expect(reply.text).toContain('9007199254740993');
   });
 
   it.each([
@@ -115,29 +96,29 @@ describe.each([
     ] as const) {
       const reply = await send(server.baseUrl, path, { headers: { 'accept-encoding': accept } });
       expect(reply.status).toBe(200);
-      expect({ path, coding: reply.headers['content-encoding'] }).toEqual({ path, coding: expected });
+      expect({ path, coding: codingOf(reply) }).toEqual({ path, coding: expected });
       expect(varyOf(reply)).toContain('accept-encoding');
       expect(decoded(reply)).toBe(text);
-      if (expected !== undefined) expect(reply.body.length).toBeLessThan(Buffer.byteLength(text));
+      if (expected !== undefined) expect(reply.bytes.length).toBeLessThan(Buffer.byteLength(text));
     }
   });
 
   it('leaves a body under the threshold uncoded, unless the client refuses identity', async () => {
     const small = await send(server.baseUrl, '/pets/1', { headers: { 'accept-encoding': 'gzip' } });
     expect(small.status).toBe(200);
-    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(codingOf(small)).toBeUndefined();
     expect(varyOf(small)).toContain('accept-encoding');
 
     for (const accept of ['gzip, identity;q=0', 'gzip, *;q=0']) {
       const refused = await send(server.baseUrl, '/pets/1', { headers: { 'accept-encoding': accept } });
-      expect(refused.headers['content-encoding']).toBe('gzip');
-      expect(decoded(refused)).toBe(small.body.toString('utf8'));
+      expect(codingOf(refused)).toBe('gzip');
+      expect(decoded(refused)).toBe(small.text);
     }
     // Nothing acceptable at all: the body uncoded (RFC 9110 section 12.5.3), still readable, not a 406.
     const none = await send(server.baseUrl, '/pets?limit=100', { headers: { 'accept-encoding': '*;q=0' } });
     expect(none.status).toBe(200);
-    expect(none.headers['content-encoding']).toBeUndefined();
-    expect(none.body.toString('utf8')).toBe(identity.list);
+    expect(codingOf(none)).toBeUndefined();
+    expect(none.text).toBe(identity.list);
   });
 
   it('does not code the answer to HEAD', async () => {
@@ -146,8 +127,8 @@ describe.each([
       headers: { 'accept-encoding': 'gzip' },
     });
     expect(head.status).toBe(200);
-    expect(head.headers['content-encoding']).toBeUndefined();
-    expect(head.body.length).toBe(0);
+    expect(codingOf(head)).toBeUndefined();
+    expect(head.bytes.length).toBe(0);
   });
 
   it('codes the docs and the OpenAPI document, and an error body only when large enough', async () => {
@@ -155,17 +136,20 @@ describe.each([
     for (const path of ['/docs/assets/swagger-ui-bundle.js', '/v1/openapi.json']) {
       const reply = await send(origin, path, { headers: { 'accept-encoding': 'gzip' } });
       expect(reply.status).toBe(200);
-      expect(reply.headers['content-encoding']).toBe('gzip');
+      expect(codingOf(reply)).toBe('gzip');
       // A 304 has no body to code.
       const unchanged = await send(origin, path, {
-        headers: { 'accept-encoding': 'gzip, identity;q=0', 'if-none-match': String(reply.headers.etag) },
+        headers: {
+          'accept-encoding': 'gzip, identity;q=0',
+          'if-none-match': String(reply.headers.get('etag')),
+        },
       });
       expect(unchanged.status).toBe(304);
-      expect(unchanged.headers['content-encoding']).toBeUndefined();
-      expect(unchanged.body.length).toBe(0);
+      expect(codingOf(unchanged)).toBeUndefined();
+      expect(unchanged.bytes.length).toBe(0);
     }
     const notFound = await send(server.baseUrl, '/pets/999', { headers: { 'accept-encoding': 'gzip' } });
     expect(notFound.status).toBe(404);
-    expect(notFound.headers['content-encoding']).toBeUndefined();
+    expect(codingOf(notFound)).toBeUndefined();
   });
 });

@@ -5,6 +5,8 @@ export interface RawReply {
   status: number;
   headers: Headers;
   text: string;
+  /** The body as it came on the wire (still compressed, if it was). */
+  bytes: Buffer;
 }
 
 /** One kept-alive connection pool per fuzzer, so that thousands of requests do not open thousands of sockets. */
@@ -26,7 +28,7 @@ export function rawSend(
         host: url.hostname,
         port: url.port,
         method: options.method ?? 'GET',
-        path: `${url.pathname}${path}`,
+        path: `${url.pathname.replace(/\/$/, '')}${path}`, // a bare origin's `/` is not doubled
         headers: options.headers,
         agent: options.agent,
       },
@@ -39,7 +41,8 @@ export function rawSend(
           for (const [name, value] of Object.entries(res.headers)) {
             if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
-          resolve({ status: res.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') });
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers, text: bytes.toString('utf8'), bytes });
         });
       },
     );
