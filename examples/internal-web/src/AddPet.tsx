@@ -85,6 +85,15 @@ export function AddPet() {
   };
 
   const describedBy = (field: PetField) => (errors[field] === undefined ? undefined : `${field}-error`);
+  /** What every control of the form carries: its id, its place in `fields` (for focus), its error state. */
+  const controlProps = (field: PetField) => ({
+    id: field,
+    ref: (element: HTMLInputElement | HTMLSelectElement | null) => {
+      fields.current[field] = element;
+    },
+    'aria-invalid': errors[field] !== undefined,
+    'aria-describedby': describedBy(field),
+  });
   const fieldError = (field: PetField) =>
     errors[field] === undefined ? null : (
       <p className="field-error" id={`${field}-error`}>
@@ -99,14 +108,9 @@ export function AddPet() {
         <div className="field">
           <label htmlFor="name">{LABELS.name}</label>
           <input
-            id="name"
-            ref={(element) => {
-              fields.current.name = element;
-            }}
+            {...controlProps('name')}
             value={draft.name}
             onChange={(event) => edit('name', event.target.value)}
-            aria-invalid={errors.name !== undefined}
-            aria-describedby={describedBy('name')}
             autoComplete="off"
           />
           {fieldError('name')}
@@ -114,15 +118,10 @@ export function AddPet() {
         <div className="field">
           <label htmlFor="categoryId">{LABELS.categoryId}</label>
           <input
-            id="categoryId"
-            ref={(element) => {
-              fields.current.categoryId = element;
-            }}
+            {...controlProps('categoryId')}
             inputMode="numeric"
             value={draft.categoryId}
             onChange={(event) => edit('categoryId', event.target.value)}
-            aria-invalid={errors.categoryId !== undefined}
-            aria-describedby={describedBy('categoryId')}
             autoComplete="off"
           />
           {fieldError('categoryId')}
@@ -130,14 +129,9 @@ export function AddPet() {
         <div className="field">
           <label htmlFor="status">{LABELS.status}</label>
           <select
-            id="status"
-            ref={(element) => {
-              fields.current.status = element;
-            }}
+            {...controlProps('status')}
             value={draft.status}
             onChange={(event) => edit('status', isPetStatus(event.target.value) ? event.target.value : '')}
-            aria-invalid={errors.status !== undefined}
-            aria-describedby={describedBy('status')}
           >
             <option value="">(none)</option>
             {PET_STATUSES.map((status) => (
