@@ -212,7 +212,11 @@ function worst(pairs: [string, number][], direction: 'lowest' | 'highest'): stri
 export function evaluateTargets(rows: Row[], startup: StartupSamples | undefined): TargetLine[] {
   const views = rows.filter((row) => row.connections === 50).map(viewRow);
   const byName = new Map(views.map((v) => [v.scenario, v]));
-  const all = (value: (v: RowView) => number): [string, number][] => views.map((v) => [v.scenario, value(v)]);
+  // Scenarios only the api serves (paging, idempotency keys, compression) have nothing to compare: not routes
+  // "not measured", which would leave every "every route" target at n/a.
+  const compared = views.filter((v) => Number.isFinite(v.servers.raw.rps.median));
+  const all = (value: (v: RowView) => number): [string, number][] =>
+    compared.map((v) => [v.scenario, value(v)]);
   const lines: TargetLine[] = [];
   const add = (target: string, pairs: [string, number][], ok: (v: number) => boolean, measured: string) => {
     const values = pairs.map(([, value]) => value);
