@@ -7,6 +7,7 @@ import type { ErrorCode } from './error.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from './idempotency.js';
 import { PositiveInt64Schema } from './int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from './pet.js';
+import { READ_AFTER_HEADER } from './read-after.js';
 import {
   ListPetsQuerySchema,
   ListPetsSearchParamsSchema,
@@ -315,7 +316,16 @@ export const contract = {
       status: 201,
       description: 'Animal added; the body carries the assigned id',
       body: PET_BODY,
-      headers: { Location: { description: "The new animal's path, `/v1/pets/{id}`.", required: true } },
+      headers: {
+        Location: { description: "The new animal's path, `/v1/pets/{id}`.", required: true },
+        [READ_AFTER_HEADER]: {
+          description:
+            'Where the database was once the animal was stored (opaque), when the deployment reads from replicas. ' +
+            'Send the latest one you have seen back on later requests, in the same header, to read your own ' +
+            'writes; our clients do this by themselves.',
+          required: false,
+        },
+      },
       location: { path: '/pets/{petId}', params: { petId: 'id' } },
     },
     errors: {
