@@ -7,13 +7,13 @@ import type { ErrorCode } from './error.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from './idempotency.js';
 import { PositiveInt64Schema } from './int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from './pet.js';
-import { READ_AFTER_HEADER } from './read-after.js';
 import {
   ListPetsQuerySchema,
   ListPetsSearchParamsSchema,
   PetIdPathSchema,
   PetsPageQuerySchema,
 } from './queries.js';
+import { READ_AFTER_HEADER } from './read-after.js';
 
 /** Every REST path of the interface lives under this prefix (the spec's `/v1`). */
 export const API_BASE_PATH = '/v1';
