@@ -49,31 +49,42 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `vite preview` of the built app in `outDir`, forwarding /v1 to `apiOrigin` with the test key. */
-async function startPreview(outDir: string, apiOrigin: string) {
+/** True once the app's own page answers at `origin` (not some other server that took the port). */
+async function answers(origin: string): Promise<boolean> {
+  try {
+    const response = await fetch(origin, { signal: AbortSignal.timeout(scaled(5_000)) });
+    return response.ok && (await response.text()).includes('<title>Pet Store staff</title>');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `vite preview` of the built app in `outDir`, forwarding /v1 to `apiOrigin` with the test key. Ready is when
+ * the port answers HTTP, not a line of its output (which a terminal that forces colour splits with escape
+ * codes). A port taken between `freePort` and vite's listen makes vite exit (`--strictPort`): tried again on
+ * another port.
+ */
+async function startPreview(outDir: string, apiOrigin: string, attempts = 3) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const { child, output } = vite(['preview', '--outDir', outDir, '--port', String(port), '--strictPort'], {
     PETSTORE_API_ORIGIN: apiOrigin,
     PETSTORE_API_KEY: TEST_API_KEY,
+    NO_COLOR: '1',
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('vite preview did not start in time')), scaled(60_000));
-      const check = () => {
-        if (!output().includes(origin)) return;
-        clearTimeout(timer);
-        resolve();
-      };
-      child.stdout?.on('data', check);
-      void exitOf(child).then(() => {
-        clearTimeout(timer);
-        reject(new Error('vite preview exited'));
-      });
-    });
-  } catch (error) {
+  let exited = false;
+  void exitOf(child).then(() => {
+    exited = true;
+  });
+  const deadline = Date.now() + scaled(60_000);
+  while (!exited && Date.now() < deadline && !(await answers(origin))) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (exited && attempts > 1) return startPreview(outDir, apiOrigin, attempts - 1);
+  if (exited || Date.now() >= deadline) {
     await stopProcess(child);
-    throw new Error(`${(error as Error).message}:\n${output()}`);
+    throw new Error(`vite preview ${exited ? 'exited' : 'did not answer in time'}:\n${output()}`);
   }
   return { origin, close: () => stopProcess(child) };
 }
