@@ -4,7 +4,8 @@
 //
 // What is checked, in README.md, docs/*.md and every other README.md (CHANGELOGs and changesets are history
 // and are left alone):
-// - relative Markdown links `[text](path#anchor)`: the path, from the document's folder;
+// - relative Markdown links `[text](path#anchor)`: the path, from the document's folder, and the anchor, a
+//   heading of the linked Markdown document;
 // - paths in code (`apps/api/src/http/rest.ts`, `pets/pets.service.ts`, `db/`): a path with a folder and a file
 //   extension, or a folder of the repository, must be in the work tree (and not ignored by git), from the root,
 //   from the document's folder, or as the tail of one (`http/rest.ts` inside apps/api/src); a path git ignores
@@ -135,6 +136,29 @@ function checkCommand(command) {
     : `pnpm ${filter ? `--filter ${filter} ` : ''}${name}: no such script`;
 }
 
+/** The anchors GitHub gives a document's headings: lower case, punctuation dropped, spaces as `-`, repeats numbered. */
+const anchorCache = new Map();
+function anchorsOf(document) {
+  if (!anchorCache.has(document)) {
+    const anchors = new Set();
+    let fenced = false;
+    for (const line of readFileSync(path.join(root, document), 'utf8').split('\n')) {
+      if (/^\s*```/.test(line)) fenced = !fenced;
+      const heading = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+      if (heading === null) continue;
+      const slug = heading[1]
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-');
+      let unique = slug;
+      for (let n = 1; anchors.has(unique); n++) unique = `${slug}-${n}`;
+      anchors.add(unique);
+    }
+    anchorCache.set(document, anchors);
+  }
+  return anchorCache.get(document);
+}
+
 const problems = [];
 for (const document of documents) {
   const text = readFileSync(path.join(root, document), 'utf8');
@@ -148,9 +172,18 @@ for (const document of documents) {
     }
     // Links: [text](target), not URLs, not anchors alone.
     for (const [, target] of line.matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^(?:[a-z][a-z0-9+.-]*:|#)/i.test(target)) continue;
-      const file = decodeURI(target.split('#')[0]);
-      if (!pathExists(document, file)) problems.push(`${where}: link to ${target}: no such file or folder`);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      const [file, anchor] = decodeURI(target).split('#');
+      if (file !== '' && !pathExists(document, file)) {
+        problems.push(`${where}: link to ${target}: no such file or folder`);
+        continue;
+      }
+      // A heading of a Markdown document (this one when the link is `#anchor` alone).
+      const linked =
+        file === '' ? document : path.posix.normalize(path.posix.join(path.posix.dirname(document), file));
+      if (anchor !== undefined && linked.endsWith('.md') && !anchorsOf(linked).has(anchor)) {
+        problems.push(`${where}: link to ${target}: ${linked} has no heading #${anchor}`);
+      }
     }
     const code = fenced ? [line] : [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
     for (const span of code) {
