@@ -36,7 +36,7 @@ const START =
 const END = '<!-- bench:end -->';
 
 /** One full run as kept in the repository: what its tables show, without the individual rounds. */
-export interface RecordedRun {
+interface RecordedRun {
   /** Day of the run, YYYY-MM-DD. */
   date: string;
   /** The command that ran it. */
@@ -126,7 +126,7 @@ export function renderBlock(run: RecordedRun): string {
 }
 
 /** The page with its block replaced by `block`; throws when the markers are missing. */
-export function withBlock(page: string, block: string): string {
+function withBlock(page: string, block: string): string {
   const from = page.indexOf(START);
   const to = page.indexOf(END);
   if (from === -1 || to === -1 || to < from) {
