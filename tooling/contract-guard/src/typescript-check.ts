@@ -311,7 +311,9 @@ export function checkTypeScript(options: TypeScriptCheckOptions): Finding[] {
               ...Object.fromEntries(TS_PACKAGES.map((pkg) => [pkg, [options.current[pkg]]])),
               // The contract's router type, which the client is typed by: next to the schema entry being checked,
               // so that a contract edit (in a copy under test) reaches the client's `AppRouter` too.
-              '@petstore/schema/trpc': [path.join(path.dirname(options.current['@petstore/schema']), 'trpc.ts')],
+              '@petstore/schema/trpc': [
+                path.join(path.dirname(options.current['@petstore/schema']), 'trpc.ts'),
+              ],
             },
           },
           files: ['compat.ts', ...consumerFiles],
