@@ -1,4 +1,10 @@
-import { type Contract, type OperationId, type OperationOutput, operations } from '@petstore/schema';
+import {
+  type Contract,
+  contract as defaultContract,
+  type OperationContract,
+  type OperationId,
+  type OperationOutput,
+} from '@petstore/schema';
 import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
 import type { z } from 'zod';
 import type { OperationContext, OperationHandlers } from '../operations.js';
@@ -29,7 +35,7 @@ export type AppRouterRecord = {
   };
 };
 
-function buildRecord(handlers: OperationHandlers): AppRouterRecord {
+function buildRecord(handlers: OperationHandlers, operations: readonly OperationContract[]): AppRouterRecord {
   const call = handlers as unknown as Record<
     OperationId,
     (input: unknown, context: OperationContext) => Promise<unknown>
@@ -53,9 +59,15 @@ function buildRecord(handlers: OperationHandlers): AppRouterRecord {
   return record as unknown as AppRouterRecord;
 }
 
-/** The tRPC router over the operation handlers. */
-export function createAppRouter(handlers: OperationHandlers) {
-  return router(buildRecord(handlers));
+/**
+ * The tRPC router over the operation handlers, one procedure per operation of `contract` (default the
+ * interface's; a test contract with an extra operation gets its procedure too, untyped by AppRouter).
+ */
+export function createAppRouter(
+  handlers: OperationHandlers,
+  contract: Readonly<Record<string, OperationContract>> = defaultContract,
+) {
+  return router(buildRecord(handlers, Object.values(contract)));
 }
 
 export type AppRouter = ReturnType<typeof createAppRouter>;
