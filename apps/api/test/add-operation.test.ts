@@ -169,6 +169,11 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
     await expect(client.updatePet({ petId: MISSING_PET, name: 'Rex', categoryId: 1 })).rejects.toMatchObject({
       error: { code: 'pet_not_found', status: 404 },
     });
+    // Options per operation: an idempotency key only where the entry declares the Idempotency-Key header.
+    const createOptions: Parameters<typeof client.createPet>[1] = { idempotencyKey: 'k' };
+    // @ts-expect-error updatePet declares no Idempotency-Key header, so its options have no key
+    const updateOptions: Parameters<typeof client.updatePet>[1] = { idempotencyKey: 'k' };
+    expect([createOptions, updateOptions]).toHaveLength(2);
     // The methods of the real contract are there too, unchanged.
     expect(Object.keys(client).sort()).toEqual(
       ['allPets', 'createPet', 'getPet', 'listPets', 'listPetsPage', 'updatePet'].sort(),
