@@ -104,7 +104,7 @@ const CASES: Case[] = [
     name: 'an error code no longer sent',
     edits: [
       schema(
-        'contract.ts',
+        'contract/operations.ts',
         "codes: ['validation_failed', 'malformed_json', 'invalid_idempotency_key'],",
         "codes: ['validation_failed', 'invalid_idempotency_key'],",
       ),
@@ -127,7 +127,7 @@ const CASES: Case[] = [
   },
   {
     name: 'a success status changed (201 -> 200)',
-    edits: [schema('contract.ts', 'status: 201,', 'status: 200,')],
+    edits: [schema('contract/operations.ts', 'status: 201,', 'status: 200,')],
     verdict: 'break',
     expect: ['break REST consumers: createPet (POST /pets): response 201 removed'],
   },
@@ -158,7 +158,7 @@ const CASES: Case[] = [
   {
     name: 'getPet removed before its sunset (refused whatever the changeset)',
     edits: [
-      schema('contract.ts', /\n {2}getPet: operation\(\{[\s\S]*?\n {2}\}\),\n/, '\n'),
+      schema('contract/operations.ts', /\n {2}getPet: operation\(\{[\s\S]*?\n {2}\}\),\n/, '\n'),
       schema(
         'openapi.ts',
         'const sunset = contract.getPet.deprecated.sunset;',
@@ -188,7 +188,7 @@ const CASES: Case[] = [
   },
   {
     name: "getPet's sunset moved earlier (the removal in two steps)",
-    edits: [schema('contract.ts', "sunset: '2030-12-05'", "sunset: '2027-01-01'")],
+    edits: [schema('contract/operations.ts', "sunset: '2030-12-05'", "sunset: '2027-01-01'")],
     verdict: 'refused',
     expect: [
       'refused REST consumers: getPet (GET /pets/{petId}): getPet is deprecated with sunset 2030-12-05: the sunset may not move earlier (to 2027-01-01)',
@@ -222,7 +222,7 @@ const CASES: Case[] = [
     name: 'a new error response (404 on createPet)',
     edits: [
       schema(
-        'contract.ts',
+        'contract/operations.ts',
         "        codes: ['idempotency_key_reused'],\n      },\n    },",
         "        codes: ['idempotency_key_reused'],\n      },\n      404: { description: 'No such category.', codes: ['pet_not_found'] },\n    },",
       ),
@@ -235,7 +235,7 @@ const CASES: Case[] = [
     edits: [
       schema('error.ts', '  payload_too_large: 413,', '  category_archived: 410,\n  payload_too_large: 413,'),
       schema(
-        'contract.ts',
+        'contract/operations.ts',
         "        codes: ['idempotency_key_reused'],\n      },\n    },",
         "        codes: ['idempotency_key_reused'],\n      },\n      410: { description: 'Category archived.', codes: ['category_archived'] },\n    },",
       ),
@@ -256,7 +256,7 @@ const CASES: Case[] = [
     name: 'a new operation (tRPC pets.count)',
     edits: [
       schema(
-        'contract.ts',
+        'contract/operations.ts',
         '} as const satisfies Record<string, OperationContract>;',
         "  countPets: operation({\n    id: 'countPets',\n    summary: 'Count animals',\n    description: 'How many animals there are.',\n    request: {},\n    input: z.strictObject({}),\n    success: { status: 200, description: 'The count', body: { id: 'Count', schema: z.int() } },\n    errors: {},\n    trpc: { router: 'pets', procedure: 'count', kind: 'query' },\n  }),\n} as const satisfies Record<string, OperationContract>;",
       ),
@@ -266,7 +266,13 @@ const CASES: Case[] = [
   },
   {
     name: 'documentation only',
-    edits: [schema('contract.ts', "summary: 'Add an animal',", "summary: 'Add one animal to the store',")],
+    edits: [
+      schema(
+        'contract/operations.ts',
+        "summary: 'Add an animal',",
+        "summary: 'Add one animal to the store',",
+      ),
+    ],
     verdict: 'compatible',
     expect: ['compatible nobody: createPet (POST /pets): summary reworded'],
   },
