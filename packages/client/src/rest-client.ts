@@ -1,8 +1,6 @@
 import {
   type Contract,
-  describeIssues,
   ErrorSchema,
-  fillPath,
   IDEMPOTENCY_KEY_HEADER,
   type Int64Input,
   type ListPetsQueryInput,
@@ -14,9 +12,9 @@ import {
   parseJson,
   type RestOperationContract,
   type RestOperationId,
-  restOperations,
   stringifyJson,
 } from '@petstore/schema';
+import { describeIssues, fillPath, restOperations } from '@petstore/schema/internal';
 import type * as z from 'zod/mini';
 import { authorizationHeaders } from './api-key.js';
 import { PetStoreApiError } from './client-error.js';

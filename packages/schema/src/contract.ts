@@ -4,6 +4,7 @@
 //   types.ts            the shape of an operation's declaration (OperationContract and its parts)
 //   operations.ts       the declared operations (`contract`) and the errors every operation shares
 //   operation-types.ts  types derived from the declarations (ids, inputs, outputs)
+//   operation-errors.ts the error codes each operation declares, as types and one runtime test
 //   http.ts             how the declarations meet the transports (paths, statuses, deprecation headers)
 export {
   API_BASE_PATH,
@@ -22,6 +23,13 @@ export {
   pathPattern,
   trpcPath,
 } from './contract/http.js';
+export type {
+  CommonErrorCode,
+  EdgeErrorCode,
+  OperationApiError,
+  OperationErrorCode,
+} from './contract/operation-errors.js';
+export { isOperationErrorCode } from './contract/operation-errors.js';
 export type {
   Contract,
   OperationId,

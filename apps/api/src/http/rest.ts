@@ -1,15 +1,12 @@
+import { API_BASE_PATH, type OperationId, type RestOperationContract, stringifyJson } from '@petstore/schema';
 import {
-  API_BASE_PATH,
   deprecationHeaders,
   describeIssues,
   fillPath,
-  type OperationId,
   pathParameterNames,
   pathPattern,
-  type RestOperationContract,
   restOperations,
-  stringifyJson,
-} from '@petstore/schema';
+} from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import type * as z from 'zod/mini';
 import { AppError } from '../errors.js';

@@ -1,4 +1,5 @@
-import { operations, restOperations, trpcPath } from '@petstore/schema';
+import { operations, trpcPath } from '@petstore/schema';
+import { restOperations } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import { OPENAPI_PATH } from '../http/docs.js';
 

@@ -1,4 +1,5 @@
-import { type ApiError, describeIssues, inputSubject, operations, trpcPath } from '@petstore/schema';
+import { type ApiError, operations, trpcPath } from '@petstore/schema';
+import { describeIssues, inputSubject } from '@petstore/schema/internal';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { core } from 'zod/mini';
 import { AppError, internalError, toAppError } from '../errors.js';

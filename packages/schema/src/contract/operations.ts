@@ -97,15 +97,21 @@ const BODY_ERRORS = {
  */
 function operation<
   const T extends Omit<OperationContract, 'errors'> & { errors: OperationContract['errors'] },
->(spec: T): T {
+>(spec: T): WithSharedErrors<T> {
   const errors = {
     ...spec.errors,
     ...COMMON_ERRORS,
     ...(spec.request.body === undefined ? {} : BODY_ERRORS),
   };
   const sorted = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b)));
-  return { ...spec, errors: sorted };
+  return { ...spec, errors: sorted } as WithSharedErrors<T>;
 }
+
+/** An operation's type with the shared errors {@link operation} adds, so that its typed error codes include them. */
+type WithSharedErrors<T extends Pick<OperationContract, 'errors' | 'request'>> = T & {
+  readonly errors: typeof COMMON_ERRORS &
+    (T['request'] extends { body: BodyContract } ? typeof BODY_ERRORS : unknown);
+};
 
 const PETS_BODY = { id: 'Pets', schema: PetsSchema } as const satisfies BodyContract;
 const PET_BODY = { id: 'Pet', schema: PetSchema } as const satisfies BodyContract;
