@@ -51,7 +51,13 @@ export function packageBuild({
     input: Object.fromEntries(entries.map((name) => [name, `build/types/${name}.d.ts`])),
     external: isBare,
     plugins: [dts({ dtsInput: true, emitDtsOnly: true, tsconfig: false }), ...plugins],
-    output: { dir: 'dist', format: 'es', entryFileNames: `[name].${extension}` },
+    // Declarations two entries share go to a chunk: named per format too, so that `require` resolves `.d.cts`.
+    output: {
+      dir: 'dist',
+      format: 'es',
+      entryFileNames: `[name].${extension}`,
+      chunkFileNames: `[name]-[hash].${extension}`,
+    },
   });
   const afterLastBuild = {
     name: 'check-declarations',

@@ -1,4 +1,10 @@
-import { type ApiError, ERROR_CODES, type ErrorCode } from '@petstore/schema';
+import {
+  type ApiError,
+  ERROR_CODES,
+  type ErrorCode,
+  type OperationErrorCode,
+  type OperationId,
+} from '@petstore/schema';
 import { classifyDatabaseError, unavailableMessage } from './db/database-errors.js';
 
 /**
@@ -27,6 +33,23 @@ export class AppError extends Error {
   toBody(): ApiError {
     return { code: this.code, message: this.message, status: this.status };
   }
+}
+
+/**
+ * An error an operation answers with, typed by the operation: `operationError<'getPet'>('pet_not_found', ...)`.
+ * The code must be one the contract declares for `Id` (for a helper serving several operations, one all of them
+ * declare), or it does not compile; without a type argument no code does. The domain (pets/, idempotency/,
+ * keys/) raises errors only this way (biome.json forbids it `AppError`), so a service cannot answer with a code
+ * its operation does not declare. Errors raised outside operations (edge, auth, limits, tRPC's own) use
+ * `new AppError` with codes every operation declares (`CommonErrorCode`) or that none does (`EdgeErrorCode`).
+ * The same one object as `new AppError`: nothing more on the hot path.
+ */
+export function operationError<Id extends OperationId = never>(
+  code: OperationErrorCode<Id>,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): AppError {
+  return new AppError(code, message, headers);
 }
 
 export const internalError = () =>

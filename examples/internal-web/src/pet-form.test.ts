@@ -1,4 +1,5 @@
-import { describeIssues, NewPetSchema } from '@petstore/schema';
+import { NewPetSchema } from '@petstore/schema';
+import { describeIssues } from '@petstore/schema/internal';
 import { describe, expect, it } from 'vitest';
 import { fieldErrorsOf, int64FromText, validateDraft } from './pet-form.js';
 import { hashQueryKey } from './query-client.js';

@@ -1,4 +1,10 @@
-import type { ApiError } from '@petstore/schema';
+import {
+  type ApiError,
+  isOperationErrorCode,
+  type OperationApiError,
+  type OperationErrorCode,
+  type OperationId,
+} from '@petstore/schema';
 import { shareIdentity } from './shared-identity.js';
 
 /**
@@ -48,3 +54,27 @@ export class PetStoreApiError extends Error {
 }
 // One class whatever the module format: see shared-identity.ts.
 shareIdentity(PetStoreApiError, '@petstore/client.PetStoreApiError');
+
+/** A {@link PetStoreApiError} from the service, for operation `Id`: `error` and `code` typed by what it declares. */
+export type PetStoreOperationError<Id extends OperationId> = PetStoreApiError & {
+  readonly kind: 'api';
+  readonly error: OperationApiError<Id>;
+  readonly status: OperationApiError<Id>['status'];
+  readonly code: OperationErrorCode<Id>;
+};
+
+/**
+ * Whether `failure` is the service's answer to `operation` with a code that operation declares: a
+ * {@link PetStoreApiError} (of any copy of the package) whose `error.code`, `code` and `status` are narrowed to
+ * those codes: `if (isPetStoreApiError(error, 'createPet') && error.code === 'idempotency_key_reused') ...`.
+ */
+export function isPetStoreApiError<Id extends OperationId>(
+  failure: unknown,
+  operation: Id,
+): failure is PetStoreOperationError<Id> {
+  return (
+    failure instanceof PetStoreApiError &&
+    failure.error !== undefined &&
+    isOperationErrorCode(operation, failure.error.code)
+  );
+}

@@ -1,7 +1,16 @@
-export type { ApiError, ListPetsQueryInput, NewPetInput, Pet, PetStatus, PetsPage } from '@petstore/schema';
-export { apiErrorOf } from './api-error-of.js';
-export type { PetStoreErrorKind } from './client-error.js';
-export { PetStoreApiError } from './client-error.js';
+export type {
+  ApiError,
+  ListPetsQueryInput,
+  NewPetInput,
+  OperationApiError,
+  OperationErrorCode,
+  Pet,
+  PetStatus,
+  PetsPage,
+} from '@petstore/schema';
+export { apiErrorOf, operationErrorOf } from './api-error-of.js';
+export type { PetStoreErrorKind, PetStoreOperationError } from './client-error.js';
+export { isPetStoreApiError, PetStoreApiError } from './client-error.js';
 export type { PetStoreEnvironment, PetStoreTarget } from './environments.js';
 export { ENVIRONMENT_VARIABLES, resolveBaseUrl } from './environments.js';
 export type { CreatePetOptions, PetsPageResult, RestClient, RestClientOptions } from './rest-client.js';

@@ -1,4 +1,5 @@
-import { parseReadPosition, READ_AFTER_HEADER } from '@petstore/schema';
+import { READ_AFTER_HEADER } from '@petstore/schema';
+import { parseReadPosition } from '@petstore/schema/internal';
 import { describe, expect, it } from 'vitest';
 import { readAfterFetch } from './read-after.js';
 

@@ -1,4 +1,5 @@
-import { laterReadPosition, READ_AFTER_HEADER } from '@petstore/schema';
+import { READ_AFTER_HEADER } from '@petstore/schema';
+import { laterReadPosition } from '@petstore/schema/internal';
 
 /**
  * Read-your-writes across the service's read replicas, without the caller's help: remembers the latest database

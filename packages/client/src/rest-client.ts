@@ -1,13 +1,10 @@
 import {
   type Contract,
   contract as defaultContract,
-  describeIssues,
   ErrorSchema,
-  fillPath,
   type HttpMethod,
   IDEMPOTENCY_KEY_HEADER,
   type Int64Input,
-  isRestOperation,
   type ListPetsQueryInput,
   type NewPetInput,
   type OperationContract,
@@ -15,9 +12,10 @@ import {
   type PetStatus,
   parseJson,
   type RestOperationContract,
-  restOperations,
+  type RestOperationId,
   stringifyJson,
 } from '@petstore/schema';
+import { describeIssues, fillPath, isRestOperation, restOperations } from '@petstore/schema/internal';
 import type * as z from 'zod/mini';
 import { authorizationHeaders } from './api-key.js';
 import { PetStoreApiError } from './client-error.js';

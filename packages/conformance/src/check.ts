@@ -1,5 +1,4 @@
 import {
-  documentedStatuses,
   ERROR_CODES,
   ErrorSchema,
   Int64Schema,
@@ -12,6 +11,7 @@ import {
   PetStatusSchema,
   PetsSchema,
 } from '@petstore/schema';
+import { documentedStatuses } from '@petstore/schema/internal';
 import * as z from 'zod/mini';
 import type { Exchange, HttpClient, SentRequest } from './http-client.js';
 import type { OpenApiDocument } from './openapi.js';

@@ -1,11 +1,19 @@
+// The package's public entry: the contract, the models and their types, the error codes, the OpenAPI document
+// and the exact-JSON helpers, what other teams build on, held to semver by the contract guard. Helpers only our
+// api, clients and conformance suite use (paths, deprecation headers, messages) are in ./internal.ts
+// (`@petstore/schema/internal`), which carries no compatibility promise.
 export type {
   BodyContract,
+  CommonErrorCode,
   Contract,
   DeprecationContract,
+  EdgeErrorCode,
   ErrorResponseContract,
   HeaderContract,
   HttpMethod,
+  OperationApiError,
   OperationContract,
+  OperationErrorCode,
   OperationId,
   OperationInput,
   OperationOutput,
@@ -18,19 +26,10 @@ export {
   API_BASE_PATH,
   checkApiBaseUrl,
   contract,
-  DEPRECATION_HEADER_CONTRACTS,
-  deprecationHeaders,
-  documentedStatuses,
-  fillPath,
   GetPetInputSchema,
-  inputSubject,
-  isRestOperation,
+  isOperationErrorCode,
   operations,
-  pathParameterNames,
-  pathPattern,
-  RATE_LIMIT_HEADER_CONTRACTS,
   REQUEST_BODY_LIMIT_BYTES,
-  restOperations,
   TRPC_ENDPOINT,
   TRPC_MAX_BATCH_SIZE,
   trpcPath,
@@ -44,7 +43,6 @@ export {
 } from './idempotency.js';
 export type { Int64, Int64Input } from './int64.js';
 export { INT64_MAX, INT64_MIN, Int64Schema, PositiveInt64Schema } from './int64.js';
-export { describeIssues } from './issues.js';
 export { parseJson, stringifyJson } from './json.js';
 export type {
   OpenApiContact,
@@ -81,6 +79,6 @@ export {
   PetIdPathSchema,
   PetsPageQuerySchema,
 } from './queries.js';
-export { laterReadPosition, parseReadPosition, READ_AFTER_HEADER } from './read-after.js';
+export { READ_AFTER_HEADER } from './read-after.js';
 export type { RuntimeRequirement } from './runtime.js';
 export { assertExactJsonSupport, EXACT_JSON_RUNTIMES } from './runtime.js';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from './error.js';
+import { ERROR_CODES, ErrorSchema } from './error.js';
 import { parseJson } from './json.js';
 import { createOpenApiDocument, createOpenApiJson } from './openapi.js';
 import { PET_NAME_MAX_LENGTH } from './pet.js';
@@ -173,9 +173,18 @@ describe('OpenAPI document', () => {
       for (const [method, op] of Object.entries(document.paths[path] as Json)) {
         for (const [status, response] of Object.entries(op.responses as Json)) {
           if (Number(status) < 400) continue;
-          expect(response.content['application/json'].schema, `${method} ${path} ${status}`).toEqual({
-            $ref: '#/components/schemas/Error',
-          });
+          const media = response.content['application/json'];
+          expect(media.schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+          // One example per code the status carries, each a valid Error body of that status.
+          expect(Object.keys(media.examples), `${method} ${path} ${status}`).toEqual(
+            response['x-error-codes'],
+          );
+          for (const [code, { value }] of Object.entries(media.examples as Json))
+            expect(ErrorSchema.parse(value)).toEqual({
+              code,
+              message: expect.any(String),
+              status: Number(status),
+            });
           for (const code of response['x-error-codes'])
             expect(ERROR_CODES[code as keyof typeof ERROR_CODES]).toBe(Number(status));
         }

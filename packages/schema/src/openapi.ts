@@ -293,6 +293,21 @@ function links(
   };
 }
 
+/**
+ * An error response's body: the Error schema, with one named example per code this status of this operation
+ * carries (`examples`, shown by Swagger UI and Redoc; the codes are also in `x-error-codes`). Not an `enum` on
+ * `code`: the Error schema promises that new codes may be added in a minor version, and a client validating with
+ * an older document must not refuse them.
+ */
+const errorContent = (codes: readonly string[], status: number) => ({
+  'application/json': {
+    schema: { $ref: SCHEMA_REF('Error') },
+    examples: Object.fromEntries(
+      codes.map((code) => [code, { value: { code, message: 'a sentence naming what went wrong', status } }]),
+    ),
+  },
+});
+
 /** Every response of the operation: the success, then each error status with the Error body and its codes. */
 function responses(
   op: RestOperationContract,
@@ -317,13 +332,7 @@ function responses(
     result[status] = {
       description: `${error.description} Error codes: ${error.codes.map((code) => `\`${code}\``).join(', ')}.`,
       headers: { ...common, ...headerObjects(error.headers), 'X-Request-Id': REQUEST_ID_HEADER },
-      content: json('Error', {
-        example: {
-          code: error.codes[0],
-          message: 'a sentence naming what went wrong',
-          status: Number(status),
-        },
-      }),
+      content: errorContent(error.codes, Number(status)),
       'x-error-codes': error.codes,
     };
   }

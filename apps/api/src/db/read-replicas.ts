@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
-import { parseReadPosition, READ_AFTER_HEADER } from '@petstore/schema';
+import { READ_AFTER_HEADER } from '@petstore/schema';
+import { parseReadPosition } from '@petstore/schema/internal';
 import type { Logger } from '../logger.js';
 import { classifyDatabaseError, sqlStateOf } from './database-errors.js';
 import type { Sql } from './sql.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ErrorCode, parseReadPosition, READ_AFTER_HEADER } from '@petstore/schema';
+import { type ErrorCode, READ_AFTER_HEADER } from '@petstore/schema';
+import { parseReadPosition } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
 import { sendError } from './send.js';

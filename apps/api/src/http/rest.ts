@@ -1,16 +1,19 @@
 import {
   API_BASE_PATH,
   contract as defaultContract,
+  type OperationContract,
+  type OperationId,
+  type RestOperationContract,
+  stringifyJson,
+} from '@petstore/schema';
+import {
   deprecationHeaders,
   describeIssues,
   fillPath,
   isRestOperation,
-  type OperationContract,
   pathParameterNames,
   pathPattern,
-  type RestOperationContract,
-  stringifyJson,
-} from '@petstore/schema';
+} from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import type * as z from 'zod/mini';
 import { AppError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { contract, IDEMPOTENCY_KEY_HEADER } from '@petstore/schema';
-import { AppError } from '../errors.js';
+import { type Contract, contract, IDEMPOTENCY_KEY_HEADER, type OperationId } from '@petstore/schema';
+import { operationError } from '../errors.js';
 
 // Idempotency keys (IETF httpapi draft "The Idempotency-Key HTTP Header Field"): the rules shared by every
 // operation that takes one, whichever transport carried the key. The statement that stores a key together with
@@ -32,6 +32,15 @@ export const idempotencyLockId = (keyHash: Buffer): bigint => keyHash.readBigInt
 
 const keyRule = contract.createPet.request.headers[IDEMPOTENCY_KEY_HEADER];
 
+/** The operations that take an `Idempotency-Key`: the errors below must be codes each of them declares. */
+type KeyedOperation = {
+  [Id in OperationId]: Contract[Id]['request'] extends {
+    headers: Record<typeof IDEMPOTENCY_KEY_HEADER, unknown>;
+  }
+    ? Id
+    : never;
+}[OperationId];
+
 /**
  * The scope of a request that carries `key`. `canonical` is the parsed
  * request written in one fixed way (fields in a fixed order, numbers as their value), so
@@ -40,7 +49,7 @@ const keyRule = contract.createPet.request.headers[IDEMPOTENCY_KEY_HEADER];
  */
 export function idempotencyScope(caller: string, key: string, canonical: string): IdempotencyScope {
   if (!keyRule.schema.safeParse(key).success) {
-    throw new AppError(
+    throw operationError<KeyedOperation>(
       keyRule.invalidCode,
       `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters (a UUID, for example)`,
     );
@@ -52,14 +61,14 @@ export function idempotencyScope(caller: string, key: string, canonical: string)
 
 /** 409: the first request with this key has not finished. */
 export const keyInUse = () =>
-  new AppError(
+  operationError<KeyedOperation>(
     'idempotency_key_in_use',
     `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry shortly`,
   );
 
 /** 422: the key was used before for a different request. */
 export const keyReused = () =>
-  new AppError(
+  operationError<KeyedOperation>(
     'idempotency_key_reused',
     `this ${IDEMPOTENCY_KEY_HEADER} was already used with a different request body; use a new key for a new request`,
   );

@@ -1,4 +1,5 @@
-import { operations, restOperations, trpcPath } from '@petstore/schema';
+import { operations, trpcPath } from '@petstore/schema';
+import { restOperations } from '@petstore/schema/internal';
 
 // What a request is, for metrics and traces: an operation name from the contract (`listPets` on REST, the
 // procedure path `pets.list` on tRPC) or one of a few fixed names. Never a raw path or an id, so the label set

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CURSOR_MAX_LENGTH, type PetStatus, PetStatusSchema } from '@petstore/schema';
-import { AppError } from '../errors.js';
+import { operationError } from '../errors.js';
 
 // A paging cursor: `base64url(JSON payload) "." base64url(first 12 bytes of sha256(domain + payload))`. The
 // checksum makes a truncated, tampered or foreign token a clear 400 rather than a silently wrong page; it is
@@ -38,7 +38,9 @@ export function encodePetCursor({ after, status }: PetCursor): string {
   return `${Buffer.from(payload).toString('base64url')}.${checksum(payload)}`;
 }
 
-const invalid = (why: string) => new AppError('validation_failed', `cursor: ${why}`);
+// Cursors come with listPets (REST) and pagePets (tRPC): a code both declare.
+const invalid = (why: string) =>
+  operationError<'listPets' | 'pagePets'>('validation_failed', `cursor: ${why}`);
 
 /**
  * The position a cursor names, for a request filtered by `status`; 400 `validation_failed` with a message

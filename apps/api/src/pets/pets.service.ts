@@ -1,6 +1,6 @@
 import type { OperationParsedInput, Pet, PetsPage } from '@petstore/schema';
 import { int8, type Sql } from '../db/sql.js';
-import { AppError } from '../errors.js';
+import { operationError } from '../errors.js';
 import {
   createSweeper,
   DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS,
@@ -199,7 +199,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
           },
     async getPet({ petId }) {
       const [row] = await reads.rows(GET, [{ value: petId, type: 'bigint' }]);
-      if (row === undefined) throw new AppError('pet_not_found', `no pet with id ${petId}`);
+      if (row === undefined) throw operationError<'getPet'>('pet_not_found', `no pet with id ${petId}`);
       return toPet(row);
     },
   };

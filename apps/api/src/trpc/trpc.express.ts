@@ -1,11 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import {
-  deprecationHeaders,
-  type OperationContract,
-  operations,
-  TRPC_MAX_BATCH_SIZE,
-  trpcPath,
-} from '@petstore/schema';
+import { type OperationContract, operations, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
+import { deprecationHeaders } from '@petstore/schema/internal';
 import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { RequestHandler } from 'express';

@@ -1,11 +1,5 @@
-import {
-  type ApiError,
-  describeIssues,
-  ERROR_CODES,
-  inputSubject,
-  operations,
-  trpcPath,
-} from '@petstore/schema';
+import { type ApiError, ERROR_CODES, operations, trpcPath } from '@petstore/schema';
+import { describeIssues, inputSubject } from '@petstore/schema/internal';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';

@@ -1,4 +1,5 @@
-import { contract, deprecationHeaders, INT64_MAX } from '@petstore/schema';
+import { contract, INT64_MAX } from '@petstore/schema';
+import { deprecationHeaders } from '@petstore/schema/internal';
 import {
   type Check,
   type CheckContext,

@@ -1,4 +1,5 @@
-import { type OperationId, pathPattern, restOperations } from '@petstore/schema';
+import type { OperationId } from '@petstore/schema';
+import { pathPattern, restOperations } from '@petstore/schema/internal';
 import {
   type Check,
   type CheckContext,

@@ -1,0 +1,271 @@
+// The interface's operations, each declared once: method, path, request parts, typed input, success response,
+// every error status with its codes, headers, deprecation and tRPC name. Plain data and zod models, no server
+// code: the api mounts its Express routes and tRPC procedures from it, the OpenAPI document is generated from
+// it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
+import * as z from 'zod/mini';
+import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../idempotency.js';
+import { PositiveInt64Schema } from '../int64.js';
+import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from '../pet.js';
+import {
+  ListPetsQuerySchema,
+  ListPetsSearchParamsSchema,
+  PetIdPathSchema,
+  PetsPageQuerySchema,
+} from '../queries.js';
+import { READ_AFTER_HEADER } from '../read-after.js';
+import { REQUEST_BODY_LIMIT_BYTES } from './constants.js';
+import {
+  type BodyContract,
+  type ErrorResponseContract,
+  type HeaderContract,
+  isRestOperation,
+  type OperationContract,
+  type RestOperationContract,
+} from './types.js';
+
+// ---- errors every operation shares ---------------------------------------------------------------------------
+
+const RETRY_AFTER: HeaderContract = {
+  description: 'Seconds to wait before retrying.',
+  required: true,
+};
+
+/**
+ * The IETF rate-limit fields (draft-ietf-httpapi-ratelimit-headers), sent with every answer to an admitted
+ * request when the deployment sets a rate limit; never otherwise, hence not required.
+ */
+export const RATE_LIMIT_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract>> = {
+  'RateLimit-Policy': {
+    description:
+      'The quota policy, when a rate limit is set: `"per-key";q=<requests>;w=<window seconds>` (IETF draft ' +
+      'draft-ietf-httpapi-ratelimit-headers).',
+    required: false,
+  },
+  RateLimit: {
+    description:
+      'Where the caller stands, when a rate limit is set: `"per-key";r=<requests left>;t=<seconds until the ' +
+      'quota is restored>`; on a 429, `t` equals `Retry-After`.',
+    required: false,
+  },
+};
+
+const COMMON_ERRORS = {
+  401: {
+    description: 'Missing, malformed or unknown API key. Checked before anything else about the request.',
+    codes: ['unauthorized'],
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          '`Bearer realm="petstore"`, plus `error="invalid_token"` when a key was sent but is unknown.',
+        required: true,
+      },
+    },
+  },
+  429: {
+    description:
+      "The caller's request budget is spent (only when the deployment sets a rate limit), or too many requests " +
+      'with a wrong API key came from one address.',
+    codes: ['rate_limited'],
+    headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADER_CONTRACTS },
+  },
+  500: {
+    description: 'A fault on our side. Details are logged under the request id, never sent.',
+    codes: ['internal_error'],
+  },
+  503: {
+    description: 'The database is unreachable; retry after the indicated delay.',
+    codes: ['service_unavailable'],
+    headers: { 'Retry-After': RETRY_AFTER },
+  },
+} as const satisfies Record<number, ErrorResponseContract>;
+
+const BODY_ERRORS = {
+  413: {
+    description: `The request body is over ${REQUEST_BODY_LIMIT_BYTES / 1024} KiB.`,
+    codes: ['payload_too_large'],
+  },
+  415: {
+    description:
+      'The body was not sent as `application/json` (or `application/*+json`) in UTF-8, or without a Content-Type.',
+    codes: ['unsupported_media_type'],
+  },
+} as const satisfies Record<number, ErrorResponseContract>;
+
+/**
+ * An operation with the errors every operation shares (401, 429, 500, 503; 413 and 415 when it takes a body)
+ * added to its own, so that each entry below lists only what is particular to it and the result lists all.
+ */
+function operation<
+  const T extends Omit<OperationContract, 'errors'> & { errors: OperationContract['errors'] },
+>(spec: T): WithSharedErrors<T> {
+  const errors = {
+    ...spec.errors,
+    ...COMMON_ERRORS,
+    ...(spec.request.body === undefined ? {} : BODY_ERRORS),
+  };
+  const sorted = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b)));
+  return { ...spec, errors: sorted } as WithSharedErrors<T>;
+}
+
+/** An operation's type with the shared errors {@link operation} adds, so that its typed error codes include them. */
+type WithSharedErrors<T extends Pick<OperationContract, 'errors' | 'request'>> = T & {
+  readonly errors: typeof COMMON_ERRORS &
+    (T['request'] extends { body: BodyContract } ? typeof BODY_ERRORS : unknown);
+};
+
+const PETS_BODY = { id: 'Pets', schema: PetsSchema } as const satisfies BodyContract;
+const PET_BODY = { id: 'Pet', schema: PetSchema } as const satisfies BodyContract;
+
+/** getPet's typed input: the id of the pet. */
+export const GetPetInputSchema = z.strictObject({
+  petId: PositiveInt64Schema.check(
+    z.describe(
+      'Identifier of the animal. A value that cannot be an id (`abc`, `0`, `-1`, `1.5`, above 2^63-1) is 400; ' +
+        'a well-formed id that names no animal is 404.',
+    ),
+  ),
+});
+
+/** The operations of the interface, keyed by operationId. */
+export const contract = {
+  listPets: operation({
+    id: 'listPets',
+    method: 'GET',
+    path: '/pets',
+    summary: 'List animals',
+    description:
+      'Returns at most `limit` animals, optionally only those with a given `status`, ordered by `id` ascending ' +
+      '(oldest first). The body is a bare JSON array. When more animals may follow, the response carries ' +
+      '`Link: <...>; rel="next"` (RFC 8288): the absolute URL of the next page, with the same `limit` and ' +
+      '`status` and an opaque `cursor`. Following it to the end lists every animal that existed when the walk ' +
+      'started exactly once, in id order, even while others are added. The last page has no `Link`.',
+    request: { query: ListPetsSearchParamsSchema },
+    input: z.prefault(ListPetsQuerySchema, {}),
+    success: {
+      status: 200,
+      description: 'List of animals',
+      body: PETS_BODY,
+      headers: {
+        Link: {
+          description:
+            'RFC 8288 `<absolute URL of the next page>; rel="next"`, present only when more animals may follow.',
+          required: false,
+        },
+      },
+      paged: { via: 'pagePets' },
+    },
+    errors: {
+      400: {
+        description:
+          'A query parameter is invalid, repeated or unknown, or `cursor` is not a cursor of ours for this ' +
+          '`status` (malformed, truncated, tampered with, too long); `message` names each one.',
+        codes: ['validation_failed'],
+      },
+    },
+    trpc: { router: 'pets', procedure: 'list', kind: 'query' },
+  }),
+  pagePets: operation({
+    id: 'pagePets',
+    summary: 'One page of animals (tRPC only)',
+    description:
+      'listPets as a page: `{ items, nextCursor }`, `nextCursor` null on the last page. For infinite lists ' +
+      "(TanStack Query's `useInfiniteQuery`). Cursors are the same as REST's `cursor`: interchangeable.",
+    request: {},
+    input: z.prefault(PetsPageQuerySchema, {}),
+    success: {
+      status: 200,
+      description: 'A page of animals',
+      body: { id: 'PetsPage', schema: PetsPageSchema },
+    },
+    errors: {
+      400: {
+        description: 'An input field is invalid, or `cursor` is not a cursor of ours for this `status`.',
+        codes: ['validation_failed'],
+      },
+    },
+    trpc: { router: 'pets', procedure: 'page', kind: 'query' },
+  }),
+  createPet: operation({
+    id: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    summary: 'Add an animal',
+    description:
+      'Adds a new animal; the service assigns its `id`. The body must be `application/json`. With an ' +
+      '`Idempotency-Key` header the request is safe to retry: a repeat with the same key and body returns the ' +
+      'first response (same status, body and `Location`) and creates nothing.',
+    request: {
+      body: { id: 'NewPet', schema: NewPetSchema },
+      headers: {
+        [IDEMPOTENCY_KEY_HEADER]: {
+          field: 'idempotencyKey',
+          description: IDEMPOTENCY_KEY_DESCRIPTION,
+          schema: IdempotencyKeySchema,
+          invalidCode: 'invalid_idempotency_key',
+        },
+      },
+    },
+    // Over tRPC the key is a field of the input (each call of a batch has its own); its rule is the service's.
+    input: z.extend(NewPetSchema, { idempotencyKey: z.optional(z.string()) }),
+    success: {
+      status: 201,
+      description: 'Animal added; the body carries the assigned id',
+      body: PET_BODY,
+      headers: {
+        Location: { description: "The new animal's path, `/v1/pets/{id}`.", required: true },
+        [READ_AFTER_HEADER]: {
+          description:
+            'Where the database was once the animal was stored (opaque), when the deployment reads from replicas. ' +
+            'Send the latest one you have seen back on later requests, in the same header, to read your own ' +
+            'writes; our clients do this by themselves.',
+          required: false,
+        },
+      },
+      location: { path: '/pets/{petId}', params: { petId: 'id' } },
+    },
+    errors: {
+      400: {
+        description:
+          'Body missing, required field missing, a value invalid or an unknown field (`validation_failed`); ' +
+          'the body is not valid JSON in UTF-8 (`malformed_json`); or `Idempotency-Key` is not 1 to 255 ' +
+          'printable ASCII characters (`invalid_idempotency_key`).',
+        codes: ['validation_failed', 'malformed_json', 'invalid_idempotency_key'],
+      },
+      409: {
+        description:
+          'A request with the same `Idempotency-Key` (same API key) is still being processed; retry shortly.',
+        codes: ['idempotency_key_in_use'],
+      },
+      422: {
+        description:
+          'This `Idempotency-Key` was already used (same API key, within 24 hours) with a different body.',
+        codes: ['idempotency_key_reused'],
+      },
+    },
+    trpc: { router: 'pets', procedure: 'create', kind: 'mutation' },
+  }),
+  getPet: operation({
+    id: 'getPet',
+    method: 'GET',
+    path: '/pets/{petId}',
+    summary: 'Read one animal (deprecated)',
+    description:
+      'Deprecated: removed on 5 December 2030. Use `GET /pets?status=...` (listPets) instead. Every response of ' +
+      'this operation, errors included, carries `Deprecation`, `Sunset` and `Link` headers.',
+    request: { params: z.strictObject({ petId: PetIdPathSchema }) },
+    input: GetPetInputSchema,
+    success: { status: 200, description: 'The requested animal', body: PET_BODY },
+    errors: {
+      400: { description: '`petId` is not a positive int64.', codes: ['validation_failed'] },
+      404: { description: 'No animal has this id.', codes: ['pet_not_found'] },
+    },
+    deprecated: { since: '2026-11-21', sunset: '2030-12-05', replacement: 'listPets' },
+    trpc: { router: 'pets', procedure: 'get', kind: 'query' },
+  }),
+} as const satisfies Record<string, OperationContract>;
+
+/** The operations as a list, in declaration order. */
+export const operations: readonly OperationContract[] = Object.values(contract);
+
+/** The operations served over REST, in declaration order: the routes, the OpenAPI document, the REST client. */
+export const restOperations: readonly RestOperationContract[] = operations.filter(isRestOperation);

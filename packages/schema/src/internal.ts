@@ -1,0 +1,18 @@
+// `@petstore/schema/internal`: plumbing shared by the packages of this repository (the api, @petstore/client,
+// @petstore/conformance), built and published with the package so that they can import it, but NOT part of its
+// public interface: any release may change or remove it, and the contract guard does not hold it to semver.
+// Other teams use the main entry (index.ts).
+export {
+  DEPRECATION_HEADER_CONTRACTS,
+  deprecationHeaders,
+  documentedStatuses,
+  fillPath,
+  inputSubject,
+  isRestOperation,
+  pathParameterNames,
+  pathPattern,
+  RATE_LIMIT_HEADER_CONTRACTS,
+  restOperations,
+} from './contract.js';
+export { describeIssues } from './issues.js';
+export { laterReadPosition, parseReadPosition } from './read-after.js';

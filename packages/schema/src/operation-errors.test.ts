@@ -1,0 +1,73 @@
+// Type tests (checked by `pnpm typecheck`) and the runtime test of the codes each operation declares.
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  type CommonErrorCode,
+  type EdgeErrorCode,
+  isOperationErrorCode,
+  type OperationApiError,
+  type OperationErrorCode,
+} from './contract.js';
+
+describe('OperationErrorCode', () => {
+  it("is the operation's own codes and the shared ones", () => {
+    expectTypeOf<OperationErrorCode<'getPet'>>().toEqualTypeOf<
+      | 'validation_failed'
+      | 'pet_not_found'
+      | 'unauthorized'
+      | 'rate_limited'
+      | 'internal_error'
+      | 'service_unavailable'
+    >();
+    expectTypeOf<OperationErrorCode<'createPet'>>().toEqualTypeOf<
+      | 'validation_failed'
+      | 'malformed_json'
+      | 'invalid_idempotency_key'
+      | 'idempotency_key_in_use'
+      | 'idempotency_key_reused'
+      | 'payload_too_large'
+      | 'unsupported_media_type'
+      | 'unauthorized'
+      | 'rate_limited'
+      | 'internal_error'
+      | 'service_unavailable'
+    >();
+    // @ts-expect-error getPet declares no idempotency errors
+    const undeclared: OperationErrorCode<'getPet'> = 'idempotency_key_in_use';
+    void undeclared;
+  });
+
+  it('is, for several operations, what every one of them declares', () => {
+    expectTypeOf<OperationErrorCode<'listPets' | 'getPet'>>().toEqualTypeOf<CommonErrorCode>();
+    expectTypeOf<CommonErrorCode>().toEqualTypeOf<
+      'validation_failed' | 'unauthorized' | 'rate_limited' | 'internal_error' | 'service_unavailable'
+    >();
+    expectTypeOf<OperationErrorCode<never>>().toBeNever();
+  });
+
+  it('leaves to the edge the codes no operation declares', () => {
+    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<
+      | 'malformed_request'
+      | 'route_not_found'
+      | 'method_not_allowed'
+      | 'request_timeout'
+      | 'expectation_failed'
+      | 'headers_too_large'
+    >();
+  });
+
+  it('pairs each code of an error body with its status', () => {
+    const error = {} as OperationApiError<'getPet'>;
+    if (error.code === 'pet_not_found') expectTypeOf(error.status).toEqualTypeOf<404>();
+  });
+});
+
+describe('isOperationErrorCode', () => {
+  it('accepts exactly the codes the operation declares', () => {
+    expect(isOperationErrorCode('getPet', 'pet_not_found')).toBe(true);
+    expect(isOperationErrorCode('getPet', 'unauthorized')).toBe(true);
+    expect(isOperationErrorCode('getPet', 'idempotency_key_in_use')).toBe(false);
+    expect(isOperationErrorCode('createPet', 'payload_too_large')).toBe(true);
+    expect(isOperationErrorCode('listPets', 'payload_too_large')).toBe(false);
+    expect(isOperationErrorCode('listPets', 'a_code_from_a_newer_server')).toBe(false);
+  });
+});
