@@ -48,7 +48,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * The statuses that say "try again": rate limited, the gateway or service unavailable for a moment, and 409
@@ -56,7 +56,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * server, and a repeat once it is done gets its stored answer. Only requests that may be repeated are retried at
  * all (reads, and creates under an idempotency key), and for those 409 has no other meaning.
  */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 502, 503, 504]);
 
 const positive = (name: string, value: number | undefined, fallback: number, min = 0) => {
   if (value === undefined) return fallback;
