@@ -90,14 +90,26 @@ function viewServer(runs: Runs): ServerView {
   };
 }
 
-function viewRow(row: Row): RowView {
+export function viewRow(row: Row): RowView {
   const servers = Object.fromEntries(
     SERVERS.map((name) => [name, viewServer(row.runs[name] ?? [])]),
   ) as Record<ServerName, ServerView>;
+  return viewOf({ scenario: row.scenario, connections: row.connections, servers });
+}
+
+/** A row as the tables show it: each server's medians, without the rounds (what bench/last-run.json keeps). */
+export interface RowFigures {
+  scenario: string;
+  connections: number;
+  servers: Record<ServerName, ServerView>;
+}
+
+/** The ratios of a row, from its servers' figures. */
+export function viewOf({ scenario, connections, servers }: RowFigures): RowView {
   const { api, raw, naive, fastify } = servers;
   return {
-    scenario: row.scenario,
-    connections: row.connections,
+    scenario,
+    connections,
     servers,
     apiRaw: api.rps.median / raw.rps.median,
     apiNaive: api.rps.median / naive.rps.median,
@@ -112,43 +124,55 @@ const perServer = (view: RowView, pick: (server: ServerView) => number, digits: 
   SERVERS.map((name) => fmt(pick(view.servers[name]), digits)).join(' / ');
 
 export function renderTable(rows: Row[], rounds: number): string {
+  return renderViews(rows.map(viewRow), rounds);
+}
+
+/** The comparison table from each row's figures (`rounds` decides whether the spread is shown). */
+export function renderViews(views: RowView[], rounds: number): string {
   const all = SERVERS.join(' / ');
   const header =
     '| scenario | conns | api req/s | raw req/s | naive req/s | fastify req/s | api/raw | api/naive | api/fastify ' +
     `| p50 ms ${all} | p99 ms ${all} | p99 api/raw | CPU µs/req ${all} | CPU api/raw | peak RSS MiB ${all} |`;
   const rule = `| --- | ---: |${' ---: |'.repeat(13)}`;
-  const lines = rows
-    .map(viewRow)
-    .map((v) =>
-      [
-        v.scenario,
-        String(v.connections),
-        withSpread(v.servers.api.rps, 0, rounds),
-        withSpread(v.servers.raw.rps, 0, rounds),
-        withSpread(v.servers.naive.rps, 0, rounds),
-        withSpread(v.servers.fastify.rps, 0, rounds),
-        ratio(v.apiRaw),
-        ratio(v.apiNaive),
-        ratio(v.apiFastify),
-        perServer(v, (s) => s.p50, 2),
-        perServer(v, (s) => s.p99, 1),
-        ratio(v.p99ApiRaw),
-        perServer(v, (s) => s.cpuPerRequest, 0),
-        ratio(v.cpuApiRaw),
-        perServer(v, (s) => s.peakRssMiB, 0),
-      ].join(' | '),
-    );
+  const lines = views.map((v) =>
+    [
+      v.scenario,
+      String(v.connections),
+      withSpread(v.servers.api.rps, 0, rounds),
+      withSpread(v.servers.raw.rps, 0, rounds),
+      withSpread(v.servers.naive.rps, 0, rounds),
+      withSpread(v.servers.fastify.rps, 0, rounds),
+      ratio(v.apiRaw),
+      ratio(v.apiNaive),
+      ratio(v.apiFastify),
+      perServer(v, (s) => s.p50, 2),
+      perServer(v, (s) => s.p99, 1),
+      ratio(v.p99ApiRaw),
+      perServer(v, (s) => s.cpuPerRequest, 0),
+      ratio(v.cpuApiRaw),
+      perServer(v, (s) => s.peakRssMiB, 0),
+    ].join(' | '),
+  );
   return [header, rule, ...lines.map((line) => `| ${line} |`)].join('\n');
 }
 
 /** Start-up to first answer, per server: every sample in ms. */
 export type StartupSamples = Record<ServerName, number[]>;
 
+/** Start-up to first answer, per server: the median and spread of `samples` fresh processes. */
+export type StartupFigures = Record<ServerName, Summary & { samples: number }>;
+
+export const startupFigures = (startup: StartupSamples): StartupFigures =>
+  Object.fromEntries(
+    SERVERS.map((name) => [name, { ...summarize(startup[name]), samples: startup[name].length }]),
+  ) as StartupFigures;
+
 export function renderStartupTable(startup: StartupSamples): string {
-  const lines = SERVERS.map((name) => {
-    const s = summarize(startup[name]);
-    return `| ${name} | ${withSpread(s, 0, startup[name].length)} |`;
-  });
+  return renderStartupFigures(startupFigures(startup));
+}
+
+export function renderStartupFigures(startup: StartupFigures): string {
+  const lines = SERVERS.map((name) => `| ${name} | ${withSpread(startup[name], 0, startup[name].samples)} |`);
   return [
     '| server | spawn → first 200 on GET /v1/pets, ms (median, min–max) |',
     '| --- | ---: |',
@@ -210,7 +234,12 @@ function worst(pairs: [string, number][], direction: 'lowest' | 'highest'): stri
  * evidence, not a pass/fail gate.
  */
 export function evaluateTargets(rows: Row[], startup: StartupSamples | undefined): TargetLine[] {
-  const views = rows.filter((row) => row.connections === 50).map(viewRow);
+  return evaluateViewTargets(rows.map(viewRow), startup === undefined ? Number.NaN : median(startup.api));
+}
+
+/** The targets from each row's figures and the api's median start-up (NaN when not measured). */
+export function evaluateViewTargets(allViews: RowView[], startupMs: number): TargetLine[] {
+  const views = allViews.filter((view) => view.connections === 50);
   const byName = new Map(views.map((v) => [v.scenario, v]));
   // Scenarios only the api serves (paging, idempotency keys, compression) have nothing to compare: not routes
   // "not measured", which would leave every "every route" target at n/a.
@@ -245,8 +274,9 @@ export function evaluateTargets(rows: Row[], startup: StartupSamples | undefined
   const p99 = all((v) => v.p99ApiRaw);
   add('p99 ≤ 2x raw on every route', p99, (v) => v <= 2, worst(p99, 'highest'));
 
+  // Each row's peak is the highest of its rounds, so the run's is the highest of the rows'.
   const peak = (name: ServerName) =>
-    Math.max(...rows.flatMap((row) => row.runs[name].map((r) => r.peakRss))) / MiB;
+    Math.max(...allViews.map((v) => v.servers[name].peakRssMiB).filter(Number.isFinite));
   const rss = peak('api') / peak('raw');
   add(
     'peak RSS ≤ 1.3x raw (whole run)',
@@ -254,7 +284,6 @@ export function evaluateTargets(rows: Row[], startup: StartupSamples | undefined
     (v) => v <= 1.3,
     `${ratio(rss)} (api ${fmt(peak('api'), 0)} MiB, raw ${fmt(peak('raw'), 0)} MiB)`,
   );
-  const startupMs = startup === undefined ? Number.NaN : median(startup.api);
   add(
     'api start-up to first answer < 300 ms',
     [['startup', startupMs]],

@@ -8,23 +8,23 @@ import {
 import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
+import { appliedMigrationNames } from './db/applied-migrations.js';
+import type { PrismaClient } from './db/database.js';
 import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
-import type { PrismaClient } from './generated/prisma/client.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { responseCompression } from './http/compression.js';
 import { createDocsRouter } from './http/docs.js';
 import { edge } from './http/edge.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
-import { requestContext } from './http/request-context.js';
+import { labelOtherRoutes, requestContext } from './http/request-context.js';
 import { restHandler } from './http/rest.js';
 import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
 import { createAccessLog, type Logger } from './logger.js';
 import type { Metrics } from './observability/metrics.js';
-import { labelOtherRoutes } from './observability/operation-label.js';
 import type { RequestTracer } from './observability/request-tracer.js';
 import type { OperationHandlers } from './operations.js';
 import { PET_BODY_WRITERS } from './pets/pets.json.js';
@@ -168,7 +168,9 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
   if (deps.metrics !== undefined || deps.tracer !== undefined) app.use(labelOtherRoutes);
-  app.use((deps.health ?? createHealth(deps)).router);
+  app.use(
+    (deps.health ?? createHealth({ ...deps, appliedMigrations: () => appliedMigrationNames(prisma) })).router,
+  );
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
   app.use('/docs', helmet());
   app.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl }));

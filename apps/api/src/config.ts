@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from './config-error.js';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
 import type { StatementMode } from './db/sql.js';
 import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
@@ -238,9 +239,7 @@ export interface Config {
   tracing: { tracesUrl: string; serviceName: string } | undefined;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Reads and validates the configuration; a bad value throws a ConfigError naming the variable. */
 export function parseConfig(source: Record<string, string | undefined>): Config {

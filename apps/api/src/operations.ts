@@ -1,5 +1,9 @@
 import type { OperationId, OperationOutput, OperationParsedInput } from '@petstore/schema';
-import type { Caller } from './http/auth.js';
+
+/** Who is calling, by key: `env:<n>` for the n-th API_KEYS entry, `db:<id>` for an issued key. Never the key. */
+export interface Caller {
+  subject: string;
+}
 
 /** What every operation is told about the call besides its input: who made it (keys idempotency records). */
 export interface OperationContext {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
+import { appliedMigrationNames } from './db/applied-migrations.js';
 import { openDatabase } from './db/database.js';
 import { listMigrationNames, migrateIfNeeded } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
@@ -58,7 +59,11 @@ async function main(): Promise<void> {
 
   const servers = publicServers(config);
   const migrations = await listMigrationNames();
-  const health = createHealth({ prisma: database.prisma, migrations, logger });
+  const health = createHealth({
+    appliedMigrations: () => appliedMigrationNames(database.prisma),
+    migrations,
+    logger,
+  });
   // The running environment's own public URL, when configured: what its Link headers point at.
   const publicUrl =
     config.appEnv === 'production'
@@ -121,7 +126,7 @@ async function main(): Promise<void> {
   }
 
   if (metrics !== undefined && config.metrics !== undefined) {
-    const { serveMetrics } = await import('./observability/metrics.js');
+    const { serveMetrics } = await import('./http/metrics-server.js');
     const { port: wanted, host: metricsAt } = config.metrics;
     const metricsServer = await serveMetrics(metrics, wanted, metricsAt).catch((error: Error) => {
       throw listenError(error, 'METRICS_PORT', metricsAt, wanted);

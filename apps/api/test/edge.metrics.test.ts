@@ -4,7 +4,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../../../tooling/vitest.shared.js';
-import { createMetrics, serveMetrics } from '../src/observability/metrics.js';
+import { serveMetrics } from '../src/http/metrics-server.js';
+import { createMetrics } from '../src/observability/metrics.js';
 import { type RawResponse, sendRaw } from './reliability/raw-http.js';
 
 let server: Server;

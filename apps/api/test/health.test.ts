@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import { appliedMigrationNames } from '../src/db/applied-migrations.js';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
@@ -62,7 +63,12 @@ function capturingLogger(): { logger: Logger; lines: () => string } {
 async function serve(options: Partial<HealthOptions> = {}) {
   const { logger, lines } = capturingLogger();
   const counted = countingPrisma(database.prisma);
-  const health = createHealth({ prisma: counted.prisma, migrations, logger, ...options });
+  const health = createHealth({
+    appliedMigrations: () => appliedMigrationNames(counted.prisma),
+    migrations,
+    logger,
+    ...options,
+  });
   const app = createApp({
     prisma: database.prisma,
     sql: database.sql,

@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PetSchema } from '@petstore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMetrics, type Metrics, serveMetrics } from '../src/observability/metrics.js';
+import { serveMetrics } from '../src/http/metrics-server.js';
+import { createMetrics, type Metrics } from '../src/observability/metrics.js';
 import { call } from './support/http.js';
 import { DATABASE_KINDS, startTestServer, type TestServer } from './support/test-server.js';
 

@@ -2,10 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-import type { PoolStats } from '../observability/metrics.js';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS } from './database-limits.js';
 import { guardAdapter, guardAdapterFactory } from './guarded-adapter.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
@@ -14,7 +13,21 @@ import { probePooler } from './pooler.js';
 import { createReadReplicas, type ReadReplicas } from './read-replicas.js';
 import { createSql, createStatementNamer, type Sql, type StatementMode, type StatementNamer } from './sql.js';
 
+// The generated client stays behind db/ (.dependency-cruiser.cjs): the rest of the api names its type from here.
+export type { PrismaClient };
+
 export type DatabaseKind = 'postgresql' | 'pglite';
+
+/** Connections of the database pool, at the moment of a metrics scrape (observability/metrics.ts). */
+export interface PoolStats {
+  /** Connections open (in use and idle). */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  /** The pool's maximum size. */
+  max: number;
+}
 
 /**
  * An open database: the Prisma client the app uses, and the driver-adapter factory the schema engine

@@ -4,15 +4,11 @@ import { AppError } from '../errors.js';
 import { sha256 } from '../keys/api-key-digest.js';
 import { API_KEY_TOKEN } from '../keys/api-key-format.js';
 import { type createFailureLimiter, type RateLimiter, rateLimitHeaders } from '../limits/rate-limiter.js';
+import type { Caller } from '../operations.js';
 
 // `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110 section 11.1), the token is a
 // b64token (RFC 6750 section 2.1).
 const BEARER = new RegExp(`^bearer +(${API_KEY_TOKEN}) *$`, 'i');
-
-/** Who is calling, by key: `env:<n>` for the n-th API_KEYS entry, `db:<id>` for an issued key. Never the key. */
-export interface Caller {
-  subject: string;
-}
 
 /** Resolves a presented key to its caller, or undefined when the key is unknown or revoked. */
 export type KeyVerifier = (key: string) => Promise<Caller | undefined>;

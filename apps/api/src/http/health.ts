@@ -1,12 +1,14 @@
 import { Router } from 'express';
-import { appliedMigrationNames } from '../db/applied-migrations.js';
 import { serviceUnavailable } from '../errors.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { sendJson } from './send.js';
 
 export interface HealthOptions {
-  prisma: PrismaClient;
+  /**
+   * The migrations the database has applied (db/applied-migrations.ts), asked on each check. Handed in by the
+   * composition root: a transport never imports db/ (docs/development.md#layers).
+   */
+  appliedMigrations: () => Promise<readonly string[]>;
   /** Migrations the database must have applied for this build to serve. */
   migrations: readonly string[];
   logger: Logger;
@@ -30,13 +32,18 @@ const NOT_READY = 'not ready to serve traffic; retry shortly';
  *   expects, and the process is not shutting down; 503 `service_unavailable` otherwise. The check runs at
  *   most once per `cacheMs` (1 s), however many probes arrive.
  */
-export function createHealth({ prisma, migrations, logger, cacheMs = 1_000 }: HealthOptions): Health {
+export function createHealth({
+  appliedMigrations,
+  migrations,
+  logger,
+  cacheMs = 1_000,
+}: HealthOptions): Health {
   let draining = false;
   let last: { at: number; ready: Promise<boolean> } | undefined;
 
   const check = async (): Promise<boolean> => {
     try {
-      const applied = new Set(await appliedMigrationNames(prisma));
+      const applied = new Set(await appliedMigrations());
       const missing = migrations.filter((name) => !applied.has(name));
       if (missing.length > 0) logger.warn({ missing }, 'not ready: the database lacks migrations');
       return missing.length === 0;

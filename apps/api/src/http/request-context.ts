@@ -2,8 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { AccessLog } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { responseLabel } from '../observability/operation-label.js';
+import {
+  DOCS_LABEL,
+  HEALTHZ_LABEL,
+  labelResponse,
+  READYZ_LABEL,
+  responseLabel,
+} from '../observability/operation-label.js';
 import type { RequestTracer } from '../observability/request-tracer.js';
+import { OPENAPI_PATH } from './docs.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -72,3 +79,14 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
     }
   };
 }
+
+/** Labels the probes and the documentation (mounted after the API's own handlers, which label their requests). */
+export const labelOtherRoutes: RequestHandler = (req, res, next) => {
+  const path = req.path;
+  if (path === '/healthz') labelResponse(res, HEALTHZ_LABEL);
+  else if (path === '/readyz') labelResponse(res, READYZ_LABEL);
+  else if (path === '/docs' || path.startsWith('/docs/') || path === OPENAPI_PATH) {
+    labelResponse(res, DOCS_LABEL);
+  }
+  next();
+};

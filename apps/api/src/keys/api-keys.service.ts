@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../db/database.js';
 import { int8, type Sql } from '../db/sql.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import { sha256 } from './api-key-digest.js';
 
 /** Every issued key starts with this; a presented key without it is not looked up in the database at all. */

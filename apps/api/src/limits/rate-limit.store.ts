@@ -1,5 +1,5 @@
+import type { PrismaClient } from '../db/database.js';
 import type { Sql } from '../db/sql.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 
 /** Per-key request counts per window, in the database so that every instance on it shares them. */
 export interface RateLimitStore {

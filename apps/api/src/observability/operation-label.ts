@@ -1,6 +1,4 @@
 import { operations, restOperations, trpcPath } from '@petstore/schema';
-import type { RequestHandler } from 'express';
-import { OPENAPI_PATH } from '../http/docs.js';
 
 // What a request is, for metrics and traces: an operation name from the contract (`listPets` on REST, the
 // procedure path `pets.list` on tRPC) or one of a few fixed names. Never a raw path or an id, so the label set
@@ -32,10 +30,10 @@ export const REST_UNMATCHED_LABEL = label('unknown', 'rest');
 const TRPC_UNKNOWN_LABEL = label('unknown', 'trpc');
 /** A tRPC batch whose calls are not all the same procedure. */
 const TRPC_BATCH_LABEL = label('batch', 'trpc');
-const HEALTHZ_LABEL = label('healthz', 'none');
-const READYZ_LABEL = label('readyz', 'none');
+export const HEALTHZ_LABEL = label('healthz', 'none');
+export const READYZ_LABEL = label('readyz', 'none');
 /** The /docs page, its assets and the OpenAPI document. */
-const DOCS_LABEL = label('docs', 'none');
+export const DOCS_LABEL = label('docs', 'none');
 
 /** REST operations by operationId. */
 export const REST_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
@@ -66,14 +64,3 @@ export function trpcLabel(paths: readonly string[]): OperationLabel {
   for (let i = 1; i < paths.length; i++) if (paths[i] !== first) return TRPC_BATCH_LABEL;
   return TRPC_LABELS.get(first) ?? TRPC_UNKNOWN_LABEL;
 }
-
-/** Labels the probes and the documentation (mounted after the API's own handlers, which label their requests). */
-export const labelOtherRoutes: RequestHandler = (req, res, next) => {
-  const path = req.path;
-  if (path === '/healthz') labelResponse(res, HEALTHZ_LABEL);
-  else if (path === '/readyz') labelResponse(res, READYZ_LABEL);
-  else if (path === '/docs' || path.startsWith('/docs/') || path === OPENAPI_PATH) {
-    labelResponse(res, DOCS_LABEL);
-  }
-  next();
-};

@@ -10,11 +10,12 @@ import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { RequestHandler } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
-import { type AccessGuard, authorizationOf, type Caller } from '../http/auth.js';
+import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { queryOf } from '../http/edge.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import { labelResponse, trpcLabel } from '../observability/operation-label.js';
+import type { Caller } from '../operations.js';
 import type { AppRouter } from './router.js';
 import { trpcErrorOf } from './trpc.js';
 import { createTrpcFastPath, routerProcedures, trpcAccept } from './trpc-fast-path.js';

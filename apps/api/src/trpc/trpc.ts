@@ -2,7 +2,7 @@ import { type ApiError, describeIssues, inputSubject, operations, trpcPath } fro
 import { initTRPC, TRPCError } from '@trpc/server';
 import { core } from 'zod/mini';
 import { AppError, internalError, toAppError } from '../errors.js';
-import type { Caller } from '../http/auth.js';
+import type { Caller } from '../operations.js';
 import { transformer } from './transformer.js';
 
 /** Per-request context. The caller was admitted (API key, rate limit) once for the whole HTTP request. */
