@@ -1,7 +1,7 @@
 // The direction of imports inside apps/api (docs/development.md#layers): this file is the rule; `pnpm deps:check`
 // runs it in CI (.ci/run).
 //
-//   composition root (main, start, app, config, shutdown, dev-api-key, router, the *-cli.ts entry points)
+//   composition root (main, start, app, config, shutdown, dev-api-key, the *-cli.ts entry points)
 //     -> transports (http/, trpc/, server-limits.ts) -> domain (pets/, keys/, idempotency/, limits/,
 //        operations.ts, errors.ts) -> db/ -> generated Prisma client
 //   observability/ is handed in by the composition root (metrics, tracer, label objects); transports may use it,
@@ -19,7 +19,7 @@ const DOMAIN = [`${SRC}(pets|keys|idempotency|limits)/`, `${SRC}(operations|erro
 const DB = `${SRC}db/`;
 const OBSERVABILITY = `${SRC}observability/`;
 const GENERATED = `${SRC}generated/`;
-const COMPOSITION = [`${SRC}(main|start|app|shutdown|dev-api-key|router)[.]ts$`, CLI];
+const COMPOSITION = [`${SRC}(main|start|app|shutdown|dev-api-key)[.]ts$`, CLI];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

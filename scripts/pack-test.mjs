@@ -101,11 +101,19 @@ if (typeof createRestClient !== 'function') throw new Error('createRestClient');
 if (resolveBaseUrl({ baseUrl: 'https://api.example/v1/' }) !== 'https://api.example/v1') throw new Error('url');`,
       cjs: `const { createRestClient } = require('@petstore/client');
 if (typeof createRestClient !== 'function') throw new Error('createRestClient');`,
-      types: `import { createRestClient, type Pet, type RestClient } from '@petstore/client';
+      types: `import { createRestClient, createTrpcClient, type Pet, type RestClient } from '@petstore/client';
 const client: RestClient = createRestClient({ baseUrl: 'https://api.example/v1', apiKey: 'key-0123456789abcdef' });
 export async function names(): Promise<string[]> {
   const pets: Pet[] = await client.listPets({ limit: 5 });
   return pets.map((pet) => pet.name);
+}
+// The tRPC client is typed by the contract's router (@petstore/schema/trpc), not by \`any\`.
+const trpc = createTrpcClient({ url: 'https://api.example/v1/trpc', apiKey: 'key-0123456789abcdef' });
+export async function firstId(): Promise<bigint> {
+  const pet: Pet = await trpc.pets.get.query({ petId: 1n });
+  // @ts-expect-error pets.create is a mutation
+  void trpc.pets.create.query;
+  return pet.id;
 }`,
     },
     '@petstore/conformance': {
@@ -123,9 +131,13 @@ export async function passed(): Promise<boolean> {
   };
 
   // CommonJS TypeScript: compiled with an older resolution mode, emitted as require() calls, then run.
-  const commonJsConsumer = `import { createRestClient, PetStoreApiError, type Pet } from '@petstore/client';
+  const commonJsConsumer = `import { createRestClient, PetStoreApiError, type Pet, type PetStoreTrpcClient } from '@petstore/client';
 import { PetSchema, parseJson, type NewPetInput } from '@petstore/schema';
 ${names.includes('@petstore/conformance') ? "import { listChecks } from '@petstore/conformance';\nif (listChecks().length < 50) throw new Error('conformance');" : ''}
+type TrpcPetId = Awaited<ReturnType<PetStoreTrpcClient['pets']['get']['query']>>['id'];
+// @ts-expect-error the tRPC router's type (@petstore/schema/trpc) resolves in this mode too: an id is a bigint
+const wrongId: TrpcPetId = 'x';
+void wrongId;
 const input: NewPetInput = { name: 'Rex', categoryId: 1 };
 const pet: Pet = PetSchema.parse(parseJson('{"id":9007199254740993,"name":"Rex","categoryId":1}'));
 if (pet.id !== 9007199254740993n || input.name !== pet.name) throw new Error('schema');

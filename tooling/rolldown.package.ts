@@ -12,8 +12,6 @@ export interface PackageBuild {
   entries: string[];
   /** Entries built as ES modules only, without declarations (a bin using top-level await). */
   esmOnlyEntries?: string[];
-  /** Bare imports copied into the declarations instead of left as imports (types of an unpublished package). */
-  inlineTypesOf?: RegExp;
   /** Runs once the declarations are written (the client checks that no server type leaked into them). */
   checkDeclarations?: (file: string) => void;
 }
@@ -25,7 +23,6 @@ const source = (names: string[]) => Object.fromEntries(names.map((name) => [name
 export function packageBuild({
   entries,
   esmOnlyEntries = [],
-  inlineTypesOf,
   checkDeclarations,
 }: PackageBuild): RolldownOptions[] {
   const code = (format: 'es' | 'cjs', names: string[]): RolldownOptions => {
@@ -52,7 +49,7 @@ export function packageBuild({
     plugins: RolldownPluginOption[] = [],
   ): RolldownOptions => ({
     input: Object.fromEntries(entries.map((name) => [name, `build/types/${name}.d.ts`])),
-    external: (id: string) => isBare(id) && !inlineTypesOf?.test(id),
+    external: isBare,
     plugins: [dts({ dtsInput: true, emitDtsOnly: true, tsconfig: false }), ...plugins],
     output: { dir: 'dist', format: 'es', entryFileNames: `[name].${extension}` },
   });

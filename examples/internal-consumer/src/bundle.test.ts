@@ -1,4 +1,4 @@
-// Importing the clients (and with them the service's AppRouter type) must pull no server code into an app's
+// Importing the clients (and with them the contract's AppRouter type) must pull no server code into an app's
 // build: bundle this example as an app would and look at what went in.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -23,8 +23,8 @@ it('a bundle of the example contains the clients and no server code', async () =
     metafile: true,
     platform: 'node',
     format: 'esm',
-    // Read the workspace packages from source, as the repository does: the strictest case, since the client's
-    // source names @petstore/api (type-only) while its dist does not.
+    // Read the workspace packages from source, as the repository does: the strictest case, since the source has
+    // every import the dist has and more (type-only ones included).
     conditions: ['@petstore/source'],
     logLevel: 'silent',
   });

@@ -1,5 +1,6 @@
-import type { AppRouter } from '@petstore/api/router';
 import { IDEMPOTENCY_KEY_HEADER, operations, TRPC_ENDPOINT, trpcPath } from '@petstore/schema';
+// The router's type comes from the contract, which the service implements: the client never sees the server.
+import type { AppRouter } from '@petstore/schema/trpc';
 import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import superjson from 'superjson';
@@ -19,7 +20,7 @@ import { assertClientRuntime } from './runtime.js';
 
 export type { AppRouter };
 
-/** The tRPC client, typed by the service's router: `client.pets.list.query(...)`, `client.pets.create.mutate(...)`. */
+/** The tRPC client, typed by the contract's router: `client.pets.list.query(...)`, `client.pets.create.mutate(...)`. */
 export type PetStoreTrpcClient = TRPCClient<AppRouter>;
 
 export type TrpcClientOptions = (

@@ -309,8 +309,11 @@ export function checkTypeScript(options: TypeScriptCheckOptions): Finding[] {
             noUnusedLocals: false,
             paths: {
               ...Object.fromEntries(TS_PACKAGES.map((pkg) => [pkg, [options.current[pkg]]])),
-              // The router type the client is typed by, for a copy of the client outside the workspace.
-              '@petstore/api/router': [path.join(import.meta.dirname, '../../../apps/api/src/router.ts')],
+              // The contract's router type, which the client is typed by: next to the schema entry being checked,
+              // so that a contract edit (in a copy under test) reaches the client's `AppRouter` too.
+              '@petstore/schema/trpc': [
+                path.join(path.dirname(options.current['@petstore/schema']), 'trpc.ts'),
+              ],
             },
           },
           files: ['compat.ts', ...consumerFiles],

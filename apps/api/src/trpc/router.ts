@@ -1,33 +1,14 @@
-import { type Contract, type OperationId, type OperationOutput, operations } from '@petstore/schema';
-import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
-import type { z } from 'zod';
+import { type OperationId, operations } from '@petstore/schema';
+import type { AppRouter, AppRouterRecord } from '@petstore/schema/trpc';
 import type { OperationContext, OperationHandlers } from '../operations.js';
 import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
 
 // The tRPC router, built from the contract: each operation becomes `<router>.<procedure>` (pets.list, ...),
 // a query or a mutation as the contract says, with the contract's input and output schemas, over the same
 // handlers as REST. A new operation in the contract is a new procedure here with no code to write.
-
-type OperationProcedure<Id extends OperationId> = {
-  input: z.input<Contract[Id]['input']>;
-  output: OperationOutput<Id>;
-  meta: object;
-};
-
-type ProcedureOf<Id extends OperationId> = Contract[Id]['trpc']['kind'] extends 'mutation'
-  ? TRPCMutationProcedure<OperationProcedure<Id>>
-  : TRPCQueryProcedure<OperationProcedure<Id>>;
-
-type RouterNames = Contract[OperationId]['trpc']['router'];
-
-/** `{ pets: { list: <query>, create: <mutation>, get: <query> } }`, typed from the contract. */
-export type AppRouterRecord = {
-  [R in RouterNames]: {
-    [Id in OperationId as Contract[Id]['trpc']['router'] extends R
-      ? Contract[Id]['trpc']['procedure']
-      : never]: ProcedureOf<Id>;
-  };
-};
+// Its type is the contract's (`@petstore/schema/trpc`), which the client is typed by: the procedures are built in a
+// loop over the contract, so their record is asserted, while the root config (context, error shape, transformer)
+// is checked against it by `createAppRouter`'s return type.
 
 function buildRecord(handlers: OperationHandlers): AppRouterRecord {
   const call = handlers as unknown as Record<
@@ -53,9 +34,13 @@ function buildRecord(handlers: OperationHandlers): AppRouterRecord {
   return record as unknown as AppRouterRecord;
 }
 
-/** The tRPC router over the operation handlers. */
-export function createAppRouter(handlers: OperationHandlers) {
+/**
+ * The tRPC router over the operation handlers, of the contract's router type: when `trpc.ts`'s root config (its
+ * context, the shape its errorFormatter returns, the transformer) stops matching what the contract promises
+ * clients, this return type fails to compile.
+ */
+export function createAppRouter(handlers: OperationHandlers): AppRouter {
   return router(buildRecord(handlers));
 }
 
-export type AppRouter = ReturnType<typeof createAppRouter>;
+export type { AppRouter };

@@ -1,9 +1,6 @@
 // Every REST route through the REST client and every procedure through the tRPC client, against the real API
 // (apps/api) on a real PostgreSQL database and on PGlite, error cases included.
-import { ERROR_CODES } from '@petstore/schema';
-import { TRPCClientError } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
+
 import {
   apiErrorOf,
   createRestClient,
@@ -11,7 +8,11 @@ import {
   PetStoreApiError,
   type PetStoreTrpcClient,
   type RestClient,
-} from './client.js';
+} from '@petstore/client';
+import { ERROR_CODES } from '@petstore/schema';
+import { TRPCClientError } from '@trpc/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
 
 const ABOVE_2_53 = 9007199254740993n;
 const INT64_MAX = 9223372036854775807n;

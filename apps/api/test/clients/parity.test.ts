@@ -1,17 +1,18 @@
 // Parity: the same inputs, valid and invalid, through REST (REST client) and tRPC (tRPC client) must give the
 // same results and the same Error bodies. Inputs are generated (seeded, so a failure replays) from the rules
 // of @petstore/schema: its bounds, its status values, its int64 range, and just past each of them.
-import { INT64_MAX, INT64_MIN, LIST_LIMIT, PET_NAME_MAX_LENGTH, PET_STATUSES } from '@petstore/schema';
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
+
 import {
   apiErrorOf,
   createRestClient,
   createTrpcClient,
   type PetStoreTrpcClient,
   type RestClient,
-} from './client.js';
+} from '@petstore/client';
+import { INT64_MAX, INT64_MIN, LIST_LIMIT, PET_NAME_MAX_LENGTH, PET_STATUSES } from '@petstore/schema';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
 
 const SEED = 20261121;
 const RUNS = 60;

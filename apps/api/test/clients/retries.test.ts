@@ -1,10 +1,11 @@
 // Both clients' retries against the real API, through a proxy that fails on purpose, on PostgreSQL and PGlite:
 // a create whose answer is lost after the pet was stored is retried and stores it once; a 503 with
 // Retry-After: 0 is retried without the caller noticing; every attempt of one create carries the same key.
+
+import { createRestClient, createTrpcClient, type Pet } from '@petstore/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultyProxy, type ProxiedRequest, startFaultyProxy } from '../support/faulty-proxy.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
-import { createRestClient, createTrpcClient, type Pet } from './client.js';
 
 const UNAVAILABLE = {
   status: 503,

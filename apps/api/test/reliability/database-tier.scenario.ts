@@ -9,8 +9,9 @@
  *    is stopped and started again under that load. 0 5xx, 0 failed calls, every create read back;
  * 2. throughput of listPets through HAProxy with the replica, then with three instances that have none.
  */
+
+import { createRestClient, createTrpcClient, PetStoreApiError } from '@petstore/client';
 import type { Pet } from '@petstore/schema';
-import { createRestClient, createTrpcClient, PetStoreApiError } from '../clients/client.js';
 import { findFreePort } from '../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { type ApiProcess, RELIABILITY_API_KEY, startApiProcess, startApiProcesses } from './api-process.js';

@@ -8,8 +8,9 @@
  * serves. The replica is stopped and started again under that load: no call may fail. The api's metrics must show
  * reads served by the replica before the stop and again after the restart.
  */
+
+import { createRestClient, createTrpcClient } from '@petstore/client';
 import type { Pet } from '@petstore/schema';
-import { createRestClient, createTrpcClient } from '../clients/client.js';
 import { findFreePort } from '../support/postgres-server.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { type ApiProcess, RELIABILITY_API_KEY, startApiProcess } from './api-process.js';

@@ -13,9 +13,10 @@
  * the client within its deadline), 5xx answers other than 503 (target 0), acknowledged creates missing or stored
  * twice (target 0), and the time from the end of the fault to the first success of a request sent after it.
  */
+
+import { createRestClient, createTrpcClient } from '@petstore/client';
 import type { Pet } from '@petstore/schema';
 import pg from 'pg';
-import { createRestClient, createTrpcClient } from '../clients/client.js';
 import { RELIABILITY_API_KEY, startApiProcess } from './api-process.js';
 import { type OwnCluster, startOwnCluster } from './restart.cluster.js';
 import { type ScenarioResult, sleep, withTempDir } from './scenario-support.js';
