@@ -2,6 +2,7 @@ import {
   API_BASE_PATH,
   IDEMPOTENCY_KEY_HEADER,
   type OpenApiServer,
+  type OperationContract,
   READ_AFTER_HEADER,
   TRPC_ENDPOINT,
 } from '@petstore/schema';
@@ -26,7 +27,7 @@ import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.j
 import { createAccessLog, type Logger } from './logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RequestTracer } from './observability/request-tracer.js';
-import type { OperationHandlers } from './operations.js';
+import type { OperationHandler, OperationHandlers } from './operations.js';
 import { PET_BODY_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
 import { createAppRouter } from './trpc/router.js';
@@ -67,6 +68,17 @@ export interface AppDeps {
   metrics?: Pick<Metrics, 'observe'> | undefined;
   /** A server span per request (OpenTelemetry configured); none when absent. */
   tracer?: RequestTracer | undefined;
+  /**
+   * Another contract to serve, keyed by operationId, with the handlers of the operations it adds to the
+   * interface's (the pets service serves the rest); the interface's contract when absent. The extra-operation
+   * test (test/add-operation.test.ts) serves the real contract plus one operation through it.
+   */
+  contract?:
+    | {
+        operations: Readonly<Record<string, OperationContract>>;
+        handlers: Readonly<Record<string, OperationHandler>>;
+      }
+    | undefined;
 }
 
 /** Headers a browser client may read from our responses (CORS). */
@@ -96,11 +108,14 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   // One domain layer: the service functions serve the contract's operations, on both transports.
-  const handlers: OperationHandlers = createPetsService(deps.sql, {
+  const service: OperationHandlers = createPetsService(deps.sql, {
     idempotencyKeyTtlSeconds: deps.idempotencyKeyTtlSeconds,
     onSweepError: (error) => logger.warn({ err: error }, 'could not sweep expired idempotency keys'),
     replicas: deps.replicas,
   });
+  const handlers: OperationHandlers =
+    deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };
+  const contract = deps.contract?.operations;
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
     find: createIssuedKeyLookup(deps.sql),
@@ -153,6 +168,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(
     restHandler({
       handlers,
+      contract,
       guard,
       bodyWriters: PET_BODY_WRITERS,
       onInternalError,
@@ -161,7 +177,7 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.use(
     `${API_BASE_PATH}${TRPC_ENDPOINT}`,
-    trpcMiddleware(createAppRouter(handlers), {
+    trpcMiddleware(createAppRouter(handlers, contract), {
       fastPath: deps.trpcFastPath ?? true,
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
@@ -173,7 +189,7 @@ export function createApp(deps: AppDeps): express.Express {
   );
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
   app.use('/docs', helmet());
-  app.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl }));
+  app.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl, contract }));
   app.use(routeNotFound(guard));
   app.use(errorHandler(onInternalError));
   return app;

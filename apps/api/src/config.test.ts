@@ -181,9 +181,20 @@ describe('parseConfig', () => {
     [{ HTTP_MAX_CONNECTIONS: '-1' }, 'HTTP_MAX_CONNECTIONS'],
     [{ IDEMPOTENCY_KEY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_KEY_TTL_SECONDS'],
     [{ IDEMPOTENCY_KEY_TTL_SECONDS: '1 day' }, 'IDEMPOTENCY_KEY_TTL_SECONDS'],
+    // The contract's rule for a base URL (checkApiBaseUrl): http(s), ending in /v1, no query or fragment.
+    [{ PETSTORE_PRODUCTION_URL: 'not a url' }, 'PETSTORE_PRODUCTION_URL'],
+    [{ PETSTORE_PRODUCTION_URL: 'ftp://api.example.com/v1' }, 'PETSTORE_PRODUCTION_URL'],
+    [{ PETSTORE_STAGING_URL: 'https://api.example.com' }, 'PETSTORE_STAGING_URL'],
+    [{ PETSTORE_STAGING_URL: 'https://api.example.com/v1?x=1' }, 'PETSTORE_STAGING_URL'],
   ])('refuses %j, naming the variable', (env, variable) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}: `));
+  });
+
+  it('keeps a public URL as the contract normalises it (trailing slashes dropped)', () => {
+    expect(parseConfig({ PETSTORE_STAGING_URL: 'https://staging.example.com/v1//' }).stagingUrl).toBe(
+      'https://staging.example.com/v1',
+    );
   });
 
   it.each(['production', 'staging'])('refuses APP_ENV=%s without API_KEYS', (appEnv) => {

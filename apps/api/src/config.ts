@@ -1,3 +1,4 @@
+import { API_BASE_PATH, checkApiBaseUrl } from '@petstore/schema';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
@@ -22,19 +23,28 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
     )
     .pipe(z.array(item));
 
+/** What is wrong with a public base URL, by the contract's name for it. */
+const PUBLIC_URL_PROBLEMS = {
+  'not-a-url': `must be an http(s) URL ending in ${API_BASE_PATH}`,
+  'not-http': `must be an http(s) URL ending in ${API_BASE_PATH}, without query or fragment`,
+  'no-version': `must be an http(s) URL ending in ${API_BASE_PATH}, without query or fragment`,
+} as const;
+
 /**
- * The public base URL of an environment, as clients reach it (behind any proxy): http(s), ending in the
- * version segment `/v1`, no query or fragment. A trailing slash is dropped. The same rule as the client's.
+ * The public base URL of an environment, as clients reach it (behind any proxy). The rule is the contract's
+ * (`checkApiBaseUrl`: http(s), ending in `/v1`, no query or fragment, trailing slashes dropped), the same one
+ * the clients apply to their presets.
  */
 const PublicUrlSchema = z.preprocess(
   emptyAsUndefined,
   z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL ending in /v1' })
-    .transform((url) => url.replace(/\/+$/, ''))
-    .refine((url) => {
-      const parsed = new URL(url);
-      return parsed.pathname.endsWith('/v1') && parsed.search === '' && parsed.hash === '';
-    }, 'must be an http(s) URL ending in /v1, without query or fragment')
+    .string()
+    .transform((url, ctx) => {
+      const checked = checkApiBaseUrl(url);
+      if (checked.ok) return checked.url;
+      ctx.addIssue({ code: 'custom', message: PUBLIC_URL_PROBLEMS[checked.problem] });
+      return z.NEVER;
+    })
     .optional(),
 );
 

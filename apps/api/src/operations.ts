@@ -21,3 +21,6 @@ export type OperationHandlers = {
     context: OperationContext,
   ) => Promise<OperationOutput<Id>>;
 };
+
+/** Any operation's handler, as the transports call it (they read the input from the contract, untyped). */
+export type OperationHandler = (input: never, context: OperationContext) => Promise<unknown>;

@@ -1,19 +1,20 @@
 import {
   type Contract,
+  contract as defaultContract,
   describeIssues,
   ErrorSchema,
   fillPath,
+  type HttpMethod,
   IDEMPOTENCY_KEY_HEADER,
   type Int64Input,
+  isRestOperation,
   type ListPetsQueryInput,
   type NewPetInput,
-  type OperationInput,
-  type OperationOutput,
+  type OperationContract,
   type Pet,
   type PetStatus,
   parseJson,
   type RestOperationContract,
-  type RestOperationId,
   restOperations,
   stringifyJson,
 } from '@petstore/schema';
@@ -106,25 +107,42 @@ export function nextCursorFromLink(link: string | null): string | null {
   return null;
 }
 
-/** The REST part an operation's path parameter comes from, when it has one. */
-type ParamName<Id extends RestOperationId> = Contract[Id]['request'] extends {
-  params: z.ZodMiniObject<infer Shape>;
-}
+/** Operations keyed by operationId, as the contract (or a test contract) declares them. */
+type AnyContract = Readonly<Record<string, OperationContract>>;
+
+/** The names of an operation's path parameters, when it has any. */
+type ParamName<Op> = Op extends { request: { params: z.ZodMiniObject<infer Shape> } }
   ? keyof Shape & string
   : never;
 
-/** A client method's argument: the operation's body, else its only path parameter, else its (optional) query. */
-type ArgumentsOf<Id extends RestOperationId> = Contract[Id]['request'] extends {
-  body: { schema: infer S extends z.ZodMiniType };
-}
-  ? [body: z.input<S>, options?: CreatePetOptions]
-  : [ParamName<Id>] extends [never]
-    ? [query?: OperationInput<Id>, options?: CallOptions]
-    : [value: OperationInput<Id>[ParamName<Id> & keyof OperationInput<Id>], options?: CallOptions];
+type InputOf<Op> = Op extends { input: infer S extends z.ZodMiniType } ? z.input<S> : never;
+type OutputOf<Op> = Op extends { success: { body: { schema: infer S extends z.ZodMiniType } } }
+  ? z.output<S>
+  : undefined;
 
-/** One method per operation of the contract, typed from it. */
-export type ContractRestClient = {
-  [Id in RestOperationId]: (...args: ArgumentsOf<Id>) => Promise<OperationOutput<Id>>;
+/** Per-call options: an idempotency key only where the operation declares the `Idempotency-Key` header. */
+type OptionsOf<Op> = Op extends { request: { headers: Record<typeof IDEMPOTENCY_KEY_HEADER, unknown> } }
+  ? CreatePetOptions
+  : CallOptions;
+
+/**
+ * A client method's argument: the operation's body when it has one (with path parameters too: its whole input,
+ * the parameters filling the path and the other fields the body), else its only path parameter, else its
+ * (optional) query.
+ */
+type ArgumentsOf<Op> = Op extends { request: { body: { schema: infer S extends z.ZodMiniType } } }
+  ? [ParamName<Op>] extends [never]
+    ? [body: z.input<S>, options?: OptionsOf<Op>]
+    : [input: InputOf<Op>, options?: OptionsOf<Op>]
+  : [ParamName<Op>] extends [never]
+    ? [query?: InputOf<Op>, options?: OptionsOf<Op>]
+    : [value: InputOf<Op>[ParamName<Op> & keyof InputOf<Op>], options?: OptionsOf<Op>];
+
+/** One method per REST operation of the contract (default the interface's), typed from it. */
+export type ContractRestClient<C extends AnyContract = Contract> = {
+  [Id in keyof C & string as C[Id] extends { method: HttpMethod } ? Id : never]: (
+    ...args: ArgumentsOf<C[Id]>
+  ) => Promise<OutputOf<C[Id]>>;
 };
 
 type Json = ReturnType<typeof parseJson>;
@@ -154,11 +172,18 @@ function queryString(query: object | undefined): string {
 
 /**
  * The request of one call, from the contract: the single argument of a client method is the operation's body
- * when it has one, else its only path parameter, else its query.
+ * when it has one (its whole input when it has path parameters too: they fill the path, the rest is the body),
+ * else its only path parameter, else its query.
  */
 function requestOf(op: RestOperationContract, argument: unknown): { path: string; body?: unknown } {
-  const [parameter] = Object.keys(op.request.params?.shape ?? {});
-  if (op.request.body !== undefined) return { path: op.path, body: argument };
+  const parameters = Object.keys(op.request.params?.shape ?? {});
+  if (op.request.body !== undefined) {
+    if (parameters.length === 0) return { path: op.path, body: argument };
+    const { ...body } = argument as Record<string, unknown>;
+    for (const name of parameters) delete body[name];
+    return { path: fillPath(op.path, argument as Record<string, unknown>), body };
+  }
+  const [parameter] = parameters;
   if (parameter !== undefined) return { path: fillPath(op.path, { [parameter]: argument }) };
   return { path: `${op.path}${queryString(argument as object | undefined)}` };
 }
@@ -168,7 +193,15 @@ function requestOf(op: RestOperationContract, argument: unknown): { path: string
  * service checks them, so a mistake gets the same `Error` body from REST, from tRPC and from any other client.
  * int64 values are exact both ways (`bigint` in and out, JSON numbers with every digit on the wire).
  */
-export function createRestClient(options: RestClientOptions): RestClient {
+export function createRestClient(options: RestClientOptions): RestClient;
+/**
+ * A REST client for the operations of `contract` (keyed by operationId) instead of the interface's: a test
+ * contract (the real one plus an operation) gets a method for its new operation with nothing else to write.
+ */
+export function createRestClient<C extends AnyContract>(
+  options: RestClientOptions & { contract: C },
+): ContractRestClient<C>;
+export function createRestClient(options: RestClientOptions & { contract?: AnyContract }): unknown {
   assertClientRuntime();
   const baseUrl = resolveBaseUrl(options);
   const authorization = authorizationHeaders(options.apiKey);
@@ -266,7 +299,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
   }
 
   const client: Record<string, unknown> = {};
-  for (const op of restOperations) {
+  for (const op of Object.values(options.contract ?? defaultContract).filter(isRestOperation)) {
     const takesKey = op.request.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined;
     client[op.id] = (argument?: unknown, callOptions: CreatePetOptions = {}) => {
       const { path, body } = requestOf(op, argument);
@@ -315,5 +348,5 @@ export function createRestClient(options: RestClientOptions): RestClient {
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
   };
-  return client as unknown as RestClient;
+  return client;
 }

@@ -4,6 +4,7 @@
 // only when it carries an idempotency key, so that a repeat of a request whose answer was lost cannot store
 // the pet twice (the service replays the first answer instead).
 
+import { ERROR_CODES } from '@petstore/schema';
 import { shareIdentity } from './shared-identity.js';
 
 /** How failed calls are retried. */
@@ -56,7 +57,15 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  * server, and a repeat once it is done gets its stored answer. Only requests that may be repeated are retried at
  * all (reads, and creates under an idempotency key), and for those 409 has no other meaning.
  */
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
+  // Ours, by the error codes that say so (their statuses come from the one list, ERROR_CODES).
+  ERROR_CODES.idempotency_key_in_use,
+  ERROR_CODES.rate_limited,
+  ERROR_CODES.service_unavailable,
+  // A gateway in front of the service: Bad Gateway and Gateway Timeout, which the service never sends itself.
+  502,
+  504,
+]);
 
 const positive = (name: string, value: number | undefined, fallback: number, min = 0) => {
   if (value === undefined) return fallback;

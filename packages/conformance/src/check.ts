@@ -4,6 +4,7 @@ import {
   ErrorSchema,
   Int64Schema,
   type NewPetInput,
+  type OperationContract,
   type OperationId,
   operations,
   type Pet,
@@ -166,10 +167,21 @@ const show = (value: unknown): string =>
     (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
   );
 
+/**
+ * The statuses each operation may answer with (success first), by operationId: what the `reference` profile
+ * holds responses to. Built from any operations, so a contract with an added operation lists its statuses too.
+ */
+export function documentedStatusTable(
+  ops: readonly OperationContract[],
+): Readonly<Record<string, readonly number[]>> {
+  return Object.fromEntries(ops.map((op) => [op.id, documentedStatuses(op)]));
+}
+
 /** The statuses each operation of the interface may answer with, from the contract in @petstore/schema. */
-export const DOCUMENTED_STATUSES = Object.fromEntries(
-  operations.map((op) => [op.id, documentedStatuses(op)]),
-) as unknown as Record<OperationId, readonly number[]>;
+export const DOCUMENTED_STATUSES = documentedStatusTable(operations) as Record<
+  OperationId,
+  readonly number[]
+>;
 
 /** JSON responses say so: `application/json`, charset UTF-8 if any is named. */
 export function expectJsonContentType(exchange: Exchange): void {

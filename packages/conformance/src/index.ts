@@ -1,5 +1,12 @@
 export type { Check, CheckContext, CheckSource, Profile } from './check.js';
-export { CheckFailure, CheckSkipped, describeCheck, inProfile, PROFILES } from './check.js';
+export {
+  CheckFailure,
+  CheckSkipped,
+  describeCheck,
+  documentedStatusTable,
+  inProfile,
+  PROFILES,
+} from './check.js';
 export { checkTable } from './check-table.js';
 export type { OpenApiDocument, OpenApiOption } from './openapi.js';
 export { OpenApiLoadError } from './openapi.js';

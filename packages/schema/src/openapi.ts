@@ -7,13 +7,14 @@ import * as z from 'zod/mini';
 import {
   API_BASE_PATH,
   type BodyContract,
-  contract,
   DEPRECATION_HEADER_CONTRACTS,
+  contract as defaultContract,
   type HeaderContract,
+  isRestOperation,
+  type OperationContract,
   pathParameterNames,
   RATE_LIMIT_HEADER_CONTRACTS,
   type RestOperationContract,
-  restOperations,
 } from './contract.js';
 import { ERROR_CODES, ErrorSchema } from './error.js';
 import { PetStatusSchema } from './pet.js';
@@ -56,6 +57,11 @@ export interface OpenApiOptions {
   servers?: readonly OpenApiServer[];
   /** `info.contact`; default {@link OPENAPI_CONTACT}. */
   contact?: OpenApiContact;
+  /**
+   * The operations to describe, keyed by operationId; default the interface's `contract`. Another one (the real
+   * contract plus an operation, in a test) gets its paths and components without any edit here.
+   */
+  contract?: Readonly<Record<string, OperationContract>>;
 }
 
 /** JSON values, except that int64 bounds are `bigint` so that they stay exact (write it with `stringifyJson`). */
@@ -178,7 +184,7 @@ const SHARED_COMPONENTS: [string, z.ZodMiniType][] = [
  * The component schemas: every body the contract names, plus the shared ones. Request bodies are what a client
  * may send (zod's input side), responses what the service sends (output side).
  */
-function componentSchemas(): Record<string, JsonSchema> {
+function componentSchemas(restOperations: readonly RestOperationContract[]): Record<string, JsonSchema> {
   const convert = (io: 'input' | 'output', entries: [string, z.ZodMiniType][]) => {
     const registry = z.registry<{ id: string }>();
     for (const [id, schema] of entries) if (!registry.has(schema)) registry.add(schema, { id });
@@ -204,9 +210,8 @@ function componentSchemas(): Record<string, JsonSchema> {
     if (op.success.body) picked[op.success.body.id] = output[op.success.body.id];
   }
   const result: Record<string, JsonSchema> = {};
-  for (const [id, schema] of Object.entries(picked).sort(
-    ([a], [b]) => componentOrder(a) - componentOrder(b),
-  )) {
+  const requestBodyIds = new Set(restOperations.flatMap((op) => op.request.body?.id ?? []));
+  for (const [id, schema] of Object.entries(picked).sort(componentOrder(requestBodyIds))) {
     if (schema === undefined) throw new Error(`no JSON Schema generated for ${id}`);
     // `$schema` and `$id` are artefacts of a standalone JSON Schema; inside OpenAPI they only confuse tools.
     const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
@@ -215,10 +220,22 @@ function componentSchemas(): Record<string, JsonSchema> {
   return result;
 }
 
-/** Components in reading order: the enum first, the request body, the responses, Error last. */
-const COMPONENT_ORDER = ['PetStatus', 'NewPet', 'Pet', 'Pets'];
-const componentOrder = (id: string) =>
-  id === 'Error' ? Number.MAX_SAFE_INTEGER : COMPONENT_ORDER.indexOf(id) + 1 || COMPONENT_ORDER.length + 1;
+/**
+ * Components in reading order, derived so that a new body needs no edit here: the shared models but Error first
+ * (the enum), then the request bodies, then the responses, each group by name, Error last.
+ */
+function componentOrder(requestBodyIds: ReadonlySet<string>) {
+  const rank = (id: string) =>
+    id === 'Error'
+      ? 3
+      : SHARED_COMPONENTS.some(([shared]) => shared === id)
+        ? 0
+        : requestBodyIds.has(id)
+          ? 1
+          : 2;
+  return ([a]: [string, unknown], [b]: [string, unknown]) =>
+    rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
 
 const errorCodeList = Object.entries(ERROR_CODES)
   .map(([code, status]) => `\`${code}\` (${status})`)
@@ -256,7 +273,10 @@ const headerObjects = (headers: Readonly<Record<string, HeaderContract>> = {}) =
  * the GET operation on that path, its path parameters taken from the response body's fields, so that stateful
  * tools (Prism, test generators) can chain the calls.
  */
-function links(op: RestOperationContract): Record<string, unknown> | undefined {
+function links(
+  op: RestOperationContract,
+  restOperations: readonly RestOperationContract[],
+): Record<string, unknown> | undefined {
   const location = op.success.location;
   if (location === undefined) return undefined;
   const target = restOperations.find((other) => other.method === 'GET' && other.path === location.path);
@@ -274,9 +294,12 @@ function links(op: RestOperationContract): Record<string, unknown> | undefined {
 }
 
 /** Every response of the operation: the success, then each error status with the Error body and its codes. */
-function responses(op: RestOperationContract): Record<string, unknown> {
+function responses(
+  op: RestOperationContract,
+  restOperations: readonly RestOperationContract[],
+): Record<string, unknown> {
   const common = op.deprecated === undefined ? {} : headerObjects(DEPRECATION_HEADER_CONTRACTS);
-  const successLinks = links(op);
+  const successLinks = links(op, restOperations);
   const result: Record<string, unknown> = {
     [op.success.status]: {
       description: op.success.description,
@@ -358,7 +381,11 @@ function parameters(op: RestOperationContract, components: Record<string, JsonSc
   ];
 }
 
-function operationObject(op: RestOperationContract, components: Record<string, JsonSchema>): JsonSchema {
+function operationObject(
+  op: RestOperationContract,
+  components: Record<string, JsonSchema>,
+  restOperations: readonly RestOperationContract[],
+): JsonSchema {
   return {
     operationId: op.id,
     summary: op.summary,
@@ -369,22 +396,28 @@ function operationObject(op: RestOperationContract, components: Record<string, J
     ...(op.request.body === undefined
       ? {}
       : { requestBody: { required: true, content: json(op.request.body.id) } }),
-    responses: responses(op),
+    responses: responses(op, restOperations),
     ...(op.deprecated === undefined
       ? {}
       : { 'x-sunset': op.deprecated.sunset, 'x-replaced-by': op.deprecated.replacement }),
   };
 }
 
-function paths(components: Record<string, JsonSchema>): Record<string, Record<string, unknown>> {
+function paths(
+  components: Record<string, JsonSchema>,
+  restOperations: readonly RestOperationContract[],
+): Record<string, Record<string, unknown>> {
   const result: Record<string, Record<string, unknown>> = {};
   for (const op of restOperations) {
-    result[op.path] = { ...result[op.path], [op.method.toLowerCase()]: operationObject(op, components) };
+    result[op.path] = {
+      ...result[op.path],
+      [op.method.toLowerCase()]: operationObject(op, components, restOperations),
+    };
   }
   return result;
 }
 
-const sunset = contract.getPet.deprecated.sunset;
+const sunset = defaultContract.getPet.deprecated.sunset;
 const MONTHS = [
   'January',
   'February',
@@ -441,7 +474,8 @@ before anything else, so a request without a valid key is \`401\` whatever else 
  * document with {@link stringifyJson} (or {@link createOpenApiJson}), not `JSON.stringify`.
  */
 export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
-  const schemas = componentSchemas();
+  const restOperations = Object.values(options.contract ?? defaultContract).filter(isRestOperation);
+  const schemas = componentSchemas(restOperations);
   const servers = (
     options.servers ?? [{ url: API_BASE_PATH, description: 'The server that serves this document' }]
   ).map((server) => ({ ...server }));
@@ -458,7 +492,7 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     servers,
     security: [{ bearerAuth: [] }],
     tags: [{ name: 'pets', description: 'Animals held in the store' }],
-    paths: paths(schemas),
+    paths: paths(schemas, restOperations),
     components: {
       schemas,
       securitySchemes: {

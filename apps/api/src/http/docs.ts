@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createOpenApiJson, type OpenApiServer } from '@petstore/schema';
+import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@petstore/schema';
 import { Router } from 'express';
 import type { Config } from '../config.js';
 import { type Representation, representation, sendRepresentation } from './conditional.js';
@@ -13,6 +13,8 @@ export const OPENAPI_PATH = '/v1/openapi.json';
 const DOCS_PATH = '/docs';
 
 export interface DocsOptions {
+  /** The operations the document describes; the interface's contract when absent (app.ts AppDeps.contract). */
+  contract?: OpenApiOptions['contract'] | undefined;
   /**
    * The OpenAPI `servers` (the configured public URLs). Default: the absolute base URL the request reached
    * (`publicBaseUrl`, else its Host), since Prism and client generators ignore a relative `/v1`.
@@ -189,14 +191,17 @@ function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): s
  * `GET /v1/openapi.json` (the OpenAPI 3.1 document generated from @petstore/schema) and `GET /docs` (Swagger UI
  * rendering it). Public documentation: mounted before the API-key check. Other methods are 405.
  */
-export function createDocsRouter({ servers, publicBaseUrl }: DocsOptions = {}): Router {
+export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptions = {}): Router {
   const router = Router();
   // Generated on first request, not at start-up: most processes never serve it.
   let template: string | undefined;
   const documents = new Map<string, Representation>();
   const openApiDocument = (req: Parameters<typeof requestBaseUrl>[0]) => {
     template ??= `${createOpenApiJson(
-      { servers: servers ?? [{ url: OWN_SERVER, description: 'The server that serves this document' }] },
+      {
+        servers: servers ?? [{ url: OWN_SERVER, description: 'The server that serves this document' }],
+        ...(contract === undefined ? {} : { contract }),
+      },
       2,
     )}\n`;
     const base = servers === undefined ? requestBaseUrl(req, publicBaseUrl) : '';

@@ -1,20 +1,21 @@
 import {
   API_BASE_PATH,
+  contract as defaultContract,
   deprecationHeaders,
   describeIssues,
   fillPath,
-  type OperationId,
+  isRestOperation,
+  type OperationContract,
   pathParameterNames,
   pathPattern,
   type RestOperationContract,
-  restOperations,
   stringifyJson,
 } from '@petstore/schema';
 import type { RequestHandler } from 'express';
 import type * as z from 'zod/mini';
 import { AppError } from '../errors.js';
 import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observability/operation-label.js';
-import type { OperationContext, OperationHandlers } from '../operations.js';
+import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { readJsonBody } from './body.js';
 import { queryOf } from './edge.js';
@@ -33,13 +34,19 @@ interface CompiledPath {
   byMethod: Map<string, RestOperationContract>;
   /** `Allow` for 405 and OPTIONS: the contract's methods on this path, plus HEAD wherever GET is. */
   allow: string;
-  /** Headers every response on this path carries (a deprecated operation's, errors included). */
+  /**
+   * Headers every response to a method the path does not serve carries (405, OPTIONS): a deprecated operation's
+   * when every operation on the path is deprecated.
+   */
   headers: Record<string, string> | undefined;
+  /** Headers every response of an operation carries, errors included (a deprecated operation's), by method. */
+  operationHeaders: Map<string, Record<string, string> | undefined>;
 }
 
-function compilePaths(): CompiledPath[] {
+function compilePaths(operations: readonly OperationContract[]): CompiledPath[] {
   const byPath = new Map<string, RestOperationContract[]>();
-  for (const op of restOperations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  for (const op of operations.filter(isRestOperation))
+    byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
   return [...byPath].map(([path, ops]) => {
     const methods: string[] = ops.map((op) => op.method);
     if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
@@ -50,6 +57,7 @@ function compilePaths(): CompiledPath[] {
       byMethod: new Map(ops.map((op) => [op.method, op])),
       allow: methods.join(', '),
       headers: deprecated === undefined ? undefined : deprecationHeaders(deprecated),
+      operationHeaders: new Map(ops.map((op) => [op.method, deprecationHeaders(op)])),
     };
   });
 }
@@ -115,7 +123,10 @@ async function readInput(
 }
 
 export interface RestDeps {
-  handlers: OperationHandlers;
+  /** One function per operation of `contract`, keyed by operationId. */
+  handlers: OperationHandlers | Readonly<Record<string, OperationHandler>>;
+  /** The operations to serve, keyed by operationId; default the interface's `contract` (tests add one). */
+  contract?: Readonly<Record<string, OperationContract>> | undefined;
   guard: AccessGuard;
   /** Writers for response bodies by the contract's body id (`Pet`, `Pets`); others use stringifyJson. */
   bodyWriters: Readonly<Record<string, (body: never) => string>>;
@@ -127,12 +138,17 @@ export interface RestDeps {
   publicBaseUrl?: string | undefined;
 }
 
-/** RFC 8288 `Link` to the next page: the same route, `limit` and `status`, and the cursor. */
+/**
+ * RFC 8288 `Link` to the next page: the same route with the same query parameters (the contract's, as parsed:
+ * listPets' `limit` and `status`) and the new cursor.
+ */
 function nextLink(base: string, op: RestOperationContract, input: unknown, cursor: string): string {
-  const { limit, status } = input as { limit?: number; status?: string };
+  const values = input as Record<string, unknown>;
   const query = new URLSearchParams();
-  if (limit !== undefined) query.set('limit', String(limit));
-  if (status !== undefined) query.set('status', status);
+  for (const name in op.request.query?.shape) {
+    const value = values[name];
+    if (name !== 'cursor' && value !== undefined) query.set(name, String(value));
+  }
   query.set('cursor', cursor);
   return `<${base}${op.path}?${query}>; rel="next"`;
 }
@@ -140,15 +156,15 @@ function nextLink(base: string, op: RestOperationContract, input: unknown, curso
 /** Serves every REST operation of the contract; anything else goes to the next handler. */
 export function restHandler({
   handlers,
+  contract = defaultContract,
   guard,
   bodyWriters,
   onInternalError,
   publicBaseUrl,
 }: RestDeps): RequestHandler {
-  const paths = compilePaths();
-  const call = handlers as unknown as Record<
-    OperationId,
-    (input: unknown, context: OperationContext) => Promise<unknown>
+  const paths = compilePaths(Object.values(contract));
+  const call = handlers as Readonly<
+    Record<string, (input: unknown, context: OperationContext) => Promise<unknown>>
   >;
 
   return async (req, res, next) => {
@@ -166,10 +182,12 @@ export function restHandler({
       }
     }
     if (route === undefined || segments === undefined) return next();
-    if (route.headers !== undefined) {
-      for (const name in route.headers) res.setHeader(name, route.headers[name] as string);
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const op = route.byMethod.get(method);
+    const headers = op === undefined ? route.headers : route.operationHeaders.get(method);
+    if (headers !== undefined) {
+      for (const name in headers) res.setHeader(name, headers[name] as string);
     }
-    const op = route.byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
     labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
       const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
@@ -189,9 +207,11 @@ export function restHandler({
       const { success } = op;
       let output: unknown;
       if (success.paged === undefined) {
-        output = await call[op.id as OperationId](input, { caller });
+        output = await (call[op.id] as NonNullable<(typeof call)[string]>)(input, { caller });
       } else {
-        const page = (await call[success.paged.via as OperationId](input, { caller })) as {
+        const page = (await (call[success.paged.via] as NonNullable<(typeof call)[string]>)(input, {
+          caller,
+        })) as {
           items: unknown;
           nextCursor: string | null;
         };

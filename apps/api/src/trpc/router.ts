@@ -1,4 +1,4 @@
-import { type OperationId, operations } from '@petstore/schema';
+import { contract as defaultContract, type OperationContract, type OperationId } from '@petstore/schema';
 import type { AppRouter, AppRouterRecord } from '@petstore/schema/trpc';
 import type { OperationContext, OperationHandlers } from '../operations.js';
 import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
@@ -10,7 +10,7 @@ import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
 // loop over the contract, so their record is asserted, while the root config (context, error shape, transformer)
 // is checked against it by `createAppRouter`'s return type.
 
-function buildRecord(handlers: OperationHandlers): AppRouterRecord {
+function buildRecord(handlers: OperationHandlers, operations: readonly OperationContract[]): AppRouterRecord {
   const call = handlers as unknown as Record<
     OperationId,
     (input: unknown, context: OperationContext) => Promise<unknown>
@@ -35,12 +35,16 @@ function buildRecord(handlers: OperationHandlers): AppRouterRecord {
 }
 
 /**
- * The tRPC router over the operation handlers, of the contract's router type: when `trpc.ts`'s root config (its
- * context, the shape its errorFormatter returns, the transformer) stops matching what the contract promises
- * clients, this return type fails to compile.
+ * The tRPC router over the operation handlers, one procedure per operation of `contract` (default the
+ * interface's), of the contract's router type: when `trpc.ts`'s root config (its context, the shape its
+ * errorFormatter returns, the transformer) stops matching what the contract promises clients, this return type
+ * fails to compile. A test contract with an extra operation gets its procedure too, untyped by AppRouter.
  */
-export function createAppRouter(handlers: OperationHandlers): AppRouter {
-  return router(buildRecord(handlers));
+export function createAppRouter(
+  handlers: OperationHandlers,
+  contract: Readonly<Record<string, OperationContract>> = defaultContract,
+): AppRouter {
+  return router(buildRecord(handlers, Object.values(contract)));
 }
 
 export type { AppRouter };

@@ -1,5 +1,14 @@
-import { type ApiError, describeIssues, inputSubject, operations, trpcPath } from '@petstore/schema';
+import {
+  type ApiError,
+  describeIssues,
+  ERROR_CODES,
+  inputSubject,
+  operations,
+  trpcPath,
+} from '@petstore/schema';
 import { initTRPC, TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { core } from 'zod/mini';
 import { AppError, internalError, toAppError } from '../errors.js';
 import type { Caller } from '../operations.js';
@@ -12,20 +21,17 @@ export interface TrpcContext {
   onInternalError: (error: unknown, path: string | undefined) => void;
 }
 
-/** tRPC codes for the HTTP statuses of our error model. */
-const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_SUPPORTED',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'UNPROCESSABLE_CONTENT',
-  429: 'TOO_MANY_REQUESTS',
-  500: 'INTERNAL_SERVER_ERROR',
-  503: 'SERVICE_UNAVAILABLE',
-};
+/**
+ * The tRPC code for each HTTP status of our error model (`ERROR_CODES`), from tRPC's own code -> status table, so
+ * that neither list is repeated here: a new error code with a new status needs no edit. Where two tRPC codes share
+ * a status (400: PARSE_ERROR, BAD_REQUEST), the general one, listed last, is ours. A status tRPC has no code for
+ * (417, 431: answered by the server before any procedure) is INTERNAL_SERVER_ERROR, as for tRPC itself.
+ */
+const TRPC_CODE_BY_STATUS = new Map<number, TRPCError['code']>();
+for (const code of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPCError['code'][]) {
+  const status = getHTTPStatusCodeFromError(new TRPCError({ code }));
+  if (Object.values(ERROR_CODES).includes(status as never)) TRPC_CODE_BY_STATUS.set(status, code);
+}
 
 /** The tRPC name of each operation (`pets.list`), and what its input is called on REST (for messages). */
 const INPUT_SUBJECT = new Map(operations.map((op) => [trpcPath(op), inputSubject(op)]));
@@ -87,7 +93,7 @@ export function toTrpcError(error: unknown): unknown {
 /** An AppError as the TRPCError whose code gives the HTTP status REST would send. */
 export function trpcErrorOf(cause: AppError): TRPCError {
   return new TRPCError({
-    code: TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR',
+    code: TRPC_CODE_BY_STATUS.get(cause.status) ?? 'INTERNAL_SERVER_ERROR',
     message: cause.message,
     cause,
   });

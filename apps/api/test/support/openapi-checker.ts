@@ -18,7 +18,7 @@ export interface CheckedReply {
 
 const DOCUMENT_ID = 'https://petstore.invalid/openapi.json';
 
-function createResponseChecker(document: Json) {
+export function createResponseChecker(document: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   // JSON.parse'd, so above 2^53 an integer is only approximately checked: the exact int64 tests live elsewhere.
   ajv.addFormat('int64', { type: 'number', validate: Number.isInteger });

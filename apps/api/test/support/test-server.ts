@@ -39,6 +39,7 @@ export async function startTestServer(
     | 'metrics'
     | 'tracer'
     | 'idempotencyKeyTtlSeconds'
+    | 'contract'
   > & {
     /** Serve over this database instead, unmigrated (UNREACHABLE_DATABASE for outages). */
     databaseUrl?: string;
