@@ -51,9 +51,11 @@ export function packPackages(names = PUBLISHED, destination = path.join(root, 'd
     const tarball = readdirSync(destination).find((file) => !before.has(file) && file.endsWith('.tgz'));
     if (tarball === undefined) throw new Error(`pnpm pack wrote no tarball for ${manifest.name}`);
     const packed = path.join(destination, tarball);
-    // What makes npm-packed tarballs uninstallable: a range only a workspace understands.
+    // What makes npm-packed tarballs uninstallable: a range only a workspace understands (pnpm pack replaces both).
     const inside = execFileSync('tar', ['-xOzf', packed, 'package/package.json'], { encoding: 'utf8' });
-    if (inside.includes('workspace:')) throw new Error(`${tarball} still has a workspace: range`);
+    for (const protocol of ['workspace:', 'catalog:']) {
+      if (inside.includes(protocol)) throw new Error(`${tarball} still has a ${protocol} range`);
+    }
     return { dir, manifest, tarball: packed };
   });
 }

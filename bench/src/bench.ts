@@ -173,161 +173,234 @@ function machineLine(pgVersion: string, wrkVersion: string): string {
   );
 }
 
+/** The steps of a run: check the machine, set up the database and the api, then the mode the options chose. */
 async function main(): Promise<void> {
-  assertLoopback(adminUrl);
-  if (!existsSync(apiMain)) {
-    throw new Error(
-      `${apiMain} is missing: run \`pnpm bench\` from the repository root (it builds the api first)`,
-    );
-  }
-  const wrkVersion = ensureWrk();
+  const wrkVersion = preflight();
   const work = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
   const database = await createBenchDatabase(adminUrl);
+  // Every server started, stopped in `finally` whichever step fails.
   const servers: ServerProcess[] = [];
   try {
     const pgVersion = await postgresVersion(database.url);
-    log(`machine: ${machineLine(pgVersion, wrkVersion)}`);
-    const load = loadavg()[0] ?? 0;
-    log(
-      `load average before start: ${load.toFixed(2)}${load > 0.5 ? ' (the machine is busy: expect noisy numbers)' : ''}`,
-    );
-    log(`database: ${database.name} (dropped at the end)`);
+    const machine = () => machineLine(pgVersion, wrkVersion);
+    logStart(machine(), database.name);
 
     // The api applies the migrations on start-up, exactly as in production; the seed comes after.
     if (args.profile) return await profile(database.url, work);
-    const api = await startApi(database.url, 'api');
-    servers.push(api);
-    log(`api first start (migrates the empty database): ${api.startupMs.toFixed(0)} ms`);
-    await seedPets(database.url, SEEDED_PETS);
-    log(`seeded ${SEEDED_PETS.toLocaleString('en-US')} pets`);
+    const api = await startSeededApi(database.url, servers);
 
     if (args.soak !== undefined) return await soak(api, Number(args.soak || 60), work);
     if (args.metrics)
       return await variantComparison(database.url, api, servers, work, await metricsVariant());
     if (args.statements)
       return await variantComparison(database.url, api, servers, work, unnamedStatementsVariant());
-
-    const startup = await measureStartup(database.url);
-    const raw = await startReference(database.url, 'raw');
-    servers.push(raw);
-    const naive = await startReference(database.url, 'naive');
-    servers.push(naive);
-    const fastify = await startReference(database.url, 'fastify');
-    servers.push(fastify);
-    const apiQuiet = logVariant
-      ? await startApi(database.url, 'api-log-warn', { LOG_LEVEL: 'warn' })
-      : undefined;
-    if (apiQuiet) servers.push(apiQuiet);
-
-    await checkSameAnswers(api, [raw, naive, fastify]);
-    const warm = writeLuaScript(work, 'warmup', mixedLoad(SEEDED_PETS));
-    for (const server of servers) {
-      log(`warming up ${server.label} (${warmupSec} s mixed load)`);
-      await runWrk({ baseUrl: server.baseUrl, script: warm, connections: 50, durationSec: warmupSec });
-    }
-
-    const scenarios = createScenarios(SEEDED_PETS).filter(chosen);
-    const scripts = new Map(scenarios.map((s) => [s.name, writeLuaScript(work, s.name, s.load)]));
-    const connectionCounts = [50, 1];
-    const results = new Map<string, Measurement[]>();
-    const key = (scenario: string, connections: number, label: string) =>
-      `${scenario}/${connections}/${label}`;
-    const warnings: string[] = [];
-    const plannedSec =
-      rounds * scenarios.length * (SERVERS.length * (duration50 + duration1) + (apiQuiet ? duration50 : 0));
-    log(
-      `${rounds} rounds, ${duration50} s per run at 50 connections, ${duration1} s at 1: about ${Math.ceil(plannedSec / 60)} min`,
-    );
-
-    for (let round = 0; round < rounds; round++) {
-      // Alternate who goes first, so neither server always runs on a warmer (or busier) machine.
-      const order = round % 2 === 0 ? servers : [...servers].reverse();
-      for (const scenario of scenarios) {
-        for (const connections of connectionCounts) {
-          for (const server of order) {
-            if (server === apiQuiet && connections !== 50) continue;
-            if (scenario.apiOnly && server !== api && server !== apiQuiet) continue;
-            const durationSec = connections === 50 ? duration50 : duration1;
-            const result = await measure(
-              server,
-              scripts.get(scenario.name) as string,
-              connections,
-              durationSec,
-            );
-            const k = key(scenario.name, connections, server.label);
-            results.set(k, [...(results.get(k) ?? []), result]);
-            checkResult(scenario, server.label, connections, result, warnings);
-          }
-        }
-        process.stdout.write(`round ${round + 1}/${rounds}: ${scenario.name} done\n`);
-      }
-    }
-
-    const rows: Row[] = scenarios.flatMap((scenario) =>
-      connectionCounts.map((connections) => ({
-        scenario: scenario.name,
-        connections,
-        runs: Object.fromEntries(
-          SERVERS.map((name) => [name, results.get(key(scenario.name, connections, name)) ?? []]),
-        ) as Row['runs'],
-      })),
-    );
-    log('');
-    log(
-      `### api vs raw, naive and fastify references — medians over ${rounds} rounds (min–max for req/s); ` +
-        'CPU = server user+system time per completed request',
-    );
-    log('');
-    log(renderTable(rows, rounds));
-    log('');
-    log(
-      `peak RSS over the whole run: ${SERVERS.map(
-        (name) =>
-          `${name} ${(Math.max(...rows.flatMap((row) => row.runs[name].map((r) => r.peakRss))) / MiB).toFixed(0)} MiB`,
-      ).join(', ')}`,
-    );
-    log('');
-    log(`### start-up to first answer (${startupSamples} fresh processes each, seeded database)`);
-    log('');
-    log(renderStartupTable(startup));
-    const targets = evaluateTargets(rows, startup);
-    log('');
-    log('### targets (issue 28), read from the 50-connection rows; api at LOG_LEVEL=info');
-    log('');
-    log(renderTargets(targets));
-    if (apiQuiet) {
-      log('');
-      log('### cost of the request log (api at LOG_LEVEL=info vs warn, 50 connections)');
-      log('');
-      log(
-        renderLoggingTable(
-          scenarios.map((s) => ({
-            scenario: s.name,
-            withLog: results.get(key(s.name, 50, 'api')) ?? [],
-            withoutLog: results.get(key(s.name, 50, 'api-log-warn')) ?? [],
-          })),
-          rounds,
-        ),
-      );
-    }
-    if (warnings.length > 0) {
-      log('');
-      log('warnings:');
-      for (const warning of warnings) log(`  - ${warning}`);
-    }
-    log('');
-    log(`machine: ${machineLine(pgVersion, wrkVersion)}; load average now ${loadavg()[0]?.toFixed(2)}`);
-    if (args.json !== undefined) {
-      writeFileSync(
-        args.json,
-        JSON.stringify({ rounds, duration50, duration1, rows, startup, targets }, null, 2),
-      );
-      log(`raw results written to ${args.json}`);
-    }
+    await fullComparison(database.url, api, servers, work, machine);
   } finally {
     for (const server of servers) await server.stop();
     await database.drop();
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** What a run needs before it starts anything: a loopback database, the built api, wrk (its version). */
+function preflight(): string {
+  assertLoopback(adminUrl);
+  if (!existsSync(apiMain)) {
+    throw new Error(
+      `${apiMain} is missing: run \`pnpm bench\` from the repository root (it builds the api first)`,
+    );
+  }
+  return ensureWrk();
+}
+
+function logStart(machine: string, databaseName: string): void {
+  log(`machine: ${machine}`);
+  const load = loadavg()[0] ?? 0;
+  log(
+    `load average before start: ${load.toFixed(2)}${load > 0.5 ? ' (the machine is busy: expect noisy numbers)' : ''}`,
+  );
+  log(`database: ${databaseName} (dropped at the end)`);
+}
+
+/** The api on the empty database (it migrates it), then the seed. */
+async function startSeededApi(databaseUrl: string, servers: ServerProcess[]): Promise<ServerProcess> {
+  const api = await startApi(databaseUrl, 'api');
+  servers.push(api);
+  log(`api first start (migrates the empty database): ${api.startupMs.toFixed(0)} ms`);
+  await seedPets(databaseUrl, SEEDED_PETS);
+  log(`seeded ${SEEDED_PETS.toLocaleString('en-US')} pets`);
+  return api;
+}
+
+/** The api against the three references (and the api at LOG_LEVEL=warn): start-up, every scenario, the report. */
+async function fullComparison(
+  databaseUrl: string,
+  api: ServerProcess,
+  servers: ServerProcess[],
+  work: string,
+  machine: () => string,
+): Promise<void> {
+  const startup = await measureStartup(databaseUrl);
+  const { references, apiQuiet } = await startComparisonServers(databaseUrl, servers);
+  await checkSameAnswers(api, references);
+  await warmUp(servers, work);
+  const scenarios = createScenarios(SEEDED_PETS).filter(chosen);
+  const { results, warnings } = await runRounds(scenarios, servers, api, apiQuiet, work);
+  reportComparison({ scenarios, results, warnings, startup, logged: apiQuiet !== undefined, machine });
+}
+
+/** The raw, naive and fastify references, and the api at LOG_LEVEL=warn unless the logging variant is off. */
+async function startComparisonServers(
+  databaseUrl: string,
+  servers: ServerProcess[],
+): Promise<{ references: ServerProcess[]; apiQuiet: ServerProcess | undefined }> {
+  const raw = await startReference(databaseUrl, 'raw');
+  servers.push(raw);
+  const naive = await startReference(databaseUrl, 'naive');
+  servers.push(naive);
+  const fastify = await startReference(databaseUrl, 'fastify');
+  servers.push(fastify);
+  const apiQuiet = logVariant
+    ? await startApi(databaseUrl, 'api-log-warn', { LOG_LEVEL: 'warn' })
+    : undefined;
+  if (apiQuiet) servers.push(apiQuiet);
+  return { references: [raw, naive, fastify], apiQuiet };
+}
+
+/** `warmupSec` of mixed load on each server, one after the other. */
+async function warmUp(servers: ServerProcess[], work: string): Promise<void> {
+  const warm = writeLuaScript(work, 'warmup', mixedLoad(SEEDED_PETS));
+  for (const server of servers) {
+    log(`warming up ${server.label} (${warmupSec} s mixed load)`);
+    await runWrk({ baseUrl: server.baseUrl, script: warm, connections: 50, durationSec: warmupSec });
+  }
+}
+
+const CONNECTION_COUNTS = [50, 1];
+/** Where the runs of one scenario, connection count and server are kept. */
+const resultKey = (scenario: string, connections: number, label: string) =>
+  `${scenario}/${connections}/${label}`;
+
+/** Every scenario at each connection count on each server, `rounds` times, servers alternated round by round. */
+async function runRounds(
+  scenarios: Scenario[],
+  servers: ServerProcess[],
+  api: ServerProcess,
+  apiQuiet: ServerProcess | undefined,
+  work: string,
+): Promise<{ results: Map<string, Measurement[]>; warnings: string[] }> {
+  const scripts = new Map(scenarios.map((s) => [s.name, writeLuaScript(work, s.name, s.load)]));
+  const results = new Map<string, Measurement[]>();
+  const warnings: string[] = [];
+  const plannedSec =
+    rounds * scenarios.length * (SERVERS.length * (duration50 + duration1) + (apiQuiet ? duration50 : 0));
+  log(
+    `${rounds} rounds, ${duration50} s per run at 50 connections, ${duration1} s at 1: about ${Math.ceil(plannedSec / 60)} min`,
+  );
+
+  for (let round = 0; round < rounds; round++) {
+    // Alternate who goes first, so neither server always runs on a warmer (or busier) machine.
+    const order = round % 2 === 0 ? servers : [...servers].reverse();
+    for (const scenario of scenarios) {
+      for (const connections of CONNECTION_COUNTS) {
+        for (const server of order) {
+          if (server === apiQuiet && connections !== 50) continue;
+          if (scenario.apiOnly && server !== api && server !== apiQuiet) continue;
+          const durationSec = connections === 50 ? duration50 : duration1;
+          const result = await measure(
+            server,
+            scripts.get(scenario.name) as string,
+            connections,
+            durationSec,
+          );
+          const k = resultKey(scenario.name, connections, server.label);
+          results.set(k, [...(results.get(k) ?? []), result]);
+          checkResult(scenario, server.label, connections, result, warnings);
+        }
+      }
+      process.stdout.write(`round ${round + 1}/${rounds}: ${scenario.name} done\n`);
+    }
+  }
+  return { results, warnings };
+}
+
+/** The tables of a full comparison, the targets, the warnings and, with `--json`, the raw results in a file. */
+function reportComparison({
+  scenarios,
+  results,
+  warnings,
+  startup,
+  logged,
+  machine,
+}: {
+  scenarios: Scenario[];
+  results: Map<string, Measurement[]>;
+  warnings: string[];
+  startup: StartupSamples;
+  /** Whether the api also ran at LOG_LEVEL=warn (the logging variant). */
+  logged: boolean;
+  machine: () => string;
+}): void {
+  const rows: Row[] = scenarios.flatMap((scenario) =>
+    CONNECTION_COUNTS.map((connections) => ({
+      scenario: scenario.name,
+      connections,
+      runs: Object.fromEntries(
+        SERVERS.map((name) => [name, results.get(resultKey(scenario.name, connections, name)) ?? []]),
+      ) as Row['runs'],
+    })),
+  );
+  log('');
+  log(
+    `### api vs raw, naive and fastify references — medians over ${rounds} rounds (min–max for req/s); ` +
+      'CPU = server user+system time per completed request',
+  );
+  log('');
+  log(renderTable(rows, rounds));
+  log('');
+  log(
+    `peak RSS over the whole run: ${SERVERS.map(
+      (name) =>
+        `${name} ${(Math.max(...rows.flatMap((row) => row.runs[name].map((r) => r.peakRss))) / MiB).toFixed(0)} MiB`,
+    ).join(', ')}`,
+  );
+  log('');
+  log(`### start-up to first answer (${startupSamples} fresh processes each, seeded database)`);
+  log('');
+  log(renderStartupTable(startup));
+  const targets = evaluateTargets(rows, startup);
+  log('');
+  log('### targets (issue 28), read from the 50-connection rows; api at LOG_LEVEL=info');
+  log('');
+  log(renderTargets(targets));
+  if (logged) {
+    log('');
+    log('### cost of the request log (api at LOG_LEVEL=info vs warn, 50 connections)');
+    log('');
+    log(
+      renderLoggingTable(
+        scenarios.map((s) => ({
+          scenario: s.name,
+          withLog: results.get(resultKey(s.name, 50, 'api')) ?? [],
+          withoutLog: results.get(resultKey(s.name, 50, 'api-log-warn')) ?? [],
+        })),
+        rounds,
+      ),
+    );
+  }
+  if (warnings.length > 0) {
+    log('');
+    log('warnings:');
+    for (const warning of warnings) log(`  - ${warning}`);
+  }
+  log('');
+  log(`machine: ${machine()}; load average now ${loadavg()[0]?.toFixed(2)}`);
+  if (args.json !== undefined) {
+    writeFileSync(
+      args.json,
+      JSON.stringify({ rounds, duration50, duration1, rows, startup, targets }, null, 2),
+    );
+    log(`raw results written to ${args.json}`);
   }
 }
 
@@ -468,11 +541,7 @@ async function variantComparison(
     servers.push(baseline);
     contenders.unshift(baseline);
   }
-  const warm = writeLuaScript(work, 'warmup', mixedLoad(SEEDED_PETS));
-  for (const server of contenders) {
-    log(`warming up ${server.label} (${warmupSec} s mixed load)`);
-    await runWrk({ baseUrl: server.baseUrl, script: warm, connections: 50, durationSec: warmupSec });
-  }
+  await warmUp(contenders, work);
   const scenarios = createScenarios(SEEDED_PETS).filter((s) =>
     ['list20', 'get-by-id', 'create', 'unauthorized', 'trpc-list20'].includes(s.name),
   );

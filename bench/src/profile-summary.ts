@@ -14,7 +14,7 @@ interface CpuProfile {
 }
 
 /** Which part of the stack a frame belongs to, from its script URL. */
-export function moduleGroup(url: string, functionName: string): string {
+function moduleGroup(url: string, functionName: string): string {
   if (url === '') {
     if (functionName.startsWith('(')) return functionName; // (garbage collector), (program), (idle)
     return 'V8 builtins / native';

@@ -16,7 +16,7 @@ export type Runs = Measurement[];
 export const SERVERS = ['api', 'raw', 'naive', 'fastify'] as const;
 export type ServerName = (typeof SERVERS)[number];
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -46,7 +46,7 @@ function fmt(value: number, digits: number): string {
 const ratio = (value: number) => (Number.isFinite(value) ? `${fmt(value, 2)}x` : 'n/a');
 
 /** `1,234 (1,100–1,300)`: median, then min–max over the rounds (only when there were several). */
-export function withSpread(summary: Summary, digits: number, rounds: number): string {
+function withSpread(summary: Summary, digits: number, rounds: number): string {
   const main = fmt(summary.median, digits);
   return rounds > 1 && Number.isFinite(summary.median)
     ? `${main} (${fmt(summary.min, digits)}–${fmt(summary.max, digits)})`

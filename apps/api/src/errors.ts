@@ -56,7 +56,7 @@ export const internalError = () =>
   new AppError('internal_error', 'the server failed to handle the request; it has been logged');
 
 /** Seconds a client should wait before retrying while the database is unreachable. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** 503 `service_unavailable`, with the `Retry-After` every such answer carries. */
 export const serviceUnavailable = (message: string) =>

@@ -6,7 +6,7 @@ import { isPetStatus } from './pet-form.js';
 import { useTRPC } from './trpc.js';
 
 /** Pets per page: the API's largest page, so 250 pets are three requests. */
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 /** The pet list over `pets.page`, a page at a time, filtered by status. ids and categoryIds are bigints. */
 export function BrowsePets() {

@@ -49,7 +49,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * The statuses that say "try again": rate limited, the gateway or service unavailable for a moment, and 409
@@ -57,7 +57,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * server, and a repeat once it is done gets its stored answer. Only requests that may be repeated are retried at
  * all (reads, and creates under an idempotency key), and for those 409 has no other meaning.
  */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
   // Ours, by the error codes that say so (their statuses come from the one list, ERROR_CODES).
   ERROR_CODES.idempotency_key_in_use,
   ERROR_CODES.rate_limited,

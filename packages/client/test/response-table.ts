@@ -289,7 +289,10 @@ export async function checkCase(
   return show(result) === testCase.detail ? undefined : `returned ${show(result)}`;
 }
 
-/** Every case; one line per case that the client got wrong (empty: all right). */
+/**
+ * Every case; one line per case that the client got wrong (empty: all right).
+ * @public scripts/pack-test.mjs imports it into the page and scripts it writes for the packed client.
+ */
 export async function runResponseTable(createRestClient: typeof CreateRestClient): Promise<string[]> {
   const wrong: string[] = [];
   for (const testCase of RESPONSE_CASES) {

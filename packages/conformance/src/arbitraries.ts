@@ -21,7 +21,7 @@ const WHITESPACE = [' ', '\t', '\n', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff
 const whitespace = fc.string({ unit: fc.constantFrom(...WHITESPACE), minLength: 1, maxLength: 6 });
 
 /** Names the interface accepts: unicode graphemes, any code point, padded with spaces, up to the maximum length. */
-export const validNameArbitrary: fc.Arbitrary<string> = fc
+const validNameArbitrary: fc.Arbitrary<string> = fc
   .oneof(
     { weight: 4, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }) },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }) },

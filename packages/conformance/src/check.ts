@@ -200,11 +200,7 @@ export function expectStatus(exchange: Exchange, status: number): void {
 }
 
 /** A JSON body valid against a schema model; returns the parsed (int64 as bigint) value. */
-export function expectBody<T extends z.ZodMiniType>(
-  exchange: Exchange,
-  schema: T,
-  what: string,
-): z.output<T> {
+function expectBody<T extends z.ZodMiniType>(exchange: Exchange, schema: T, what: string): z.output<T> {
   expectJsonContentType(exchange);
   check(exchange.jsonError === undefined, `body is not JSON (${exchange.jsonError})`, exchange);
   const result = schema.safeParse(exchange.json);
@@ -313,7 +309,7 @@ export function expectAscendingIds(pets: readonly Pet[], exchange: Exchange): vo
  * Same fields, same values, `status` absent on both or equal. Under `interface`, a pet created without a status
  * may carry any PetStatus: the status a pet takes when none is sent is not shown by the interface.
  */
-export function samePet(ctx: Strictness, actual: Pet, expected: Omit<Pet, 'id'> & { id?: bigint }): boolean {
+function samePet(ctx: Strictness, actual: Pet, expected: Omit<Pet, 'id'> & { id?: bigint }): boolean {
   const status =
     expected.status === undefined && !reference(ctx)
       ? true

@@ -86,7 +86,7 @@ function from30(schema: unknown): unknown {
   return out;
 }
 
-export function createOpenApiDocument(raw: Json, source: string, baseUrl: string): OpenApiDocument {
+function createOpenApiDocument(raw: Json, source: string, baseUrl: string): OpenApiDocument {
   const document = raw.openapi.startsWith('3.0') ? (from30(raw) as Json) : raw;
   const DOCUMENT_ID = 'https://conformance.invalid/openapi.json';
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });

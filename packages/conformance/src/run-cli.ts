@@ -13,7 +13,7 @@ import {
   selectChecks,
 } from './run-conformance.js';
 
-export const USAGE = `Usage: PETSTORE_API_KEY=<key> petstore-conformance --base-url <url ending in /v1> [options]
+const USAGE = `Usage: PETSTORE_API_KEY=<key> petstore-conformance --base-url <url ending in /v1> [options]
 
 Certifies a deployment of the Pet Store interface over plain HTTP. It creates pets (with unique names).
 

@@ -44,9 +44,9 @@ export interface OpenApiLicense {
 }
 
 /** The interface description's licence: the licence of the packages that carry it. */
-export const OPENAPI_LICENSE: OpenApiLicense = { name: 'MIT', identifier: 'MIT' };
+const OPENAPI_LICENSE: OpenApiLicense = { name: 'MIT', identifier: 'MIT' };
 /** Who answers for the interface, unless a deployment names its own contact. */
-export const OPENAPI_CONTACT: OpenApiContact = { name: 'Pet Store platform team' };
+const OPENAPI_CONTACT: OpenApiContact = { name: 'Pet Store platform team' };
 
 export interface OpenApiOptions {
   /**

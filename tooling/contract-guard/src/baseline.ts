@@ -17,9 +17,9 @@ import {
 
 export const GUARD_DIR = path.resolve(import.meta.dirname, '..');
 export const ROOT = path.resolve(GUARD_DIR, '../..');
-export const RELEASED_DIR = path.join(GUARD_DIR, 'released');
+const RELEASED_DIR = path.join(GUARD_DIR, 'released');
 /** Consumer code written against the current release; copied into each baseline. */
-export const CONSUMER_DIR = path.join(GUARD_DIR, 'consumer');
+const CONSUMER_DIR = path.join(GUARD_DIR, 'consumer');
 
 export const PACKAGE_DIRS: Record<TsPackage, string> = {
   '@petstore/schema': path.join(ROOT, 'packages/schema'),
@@ -78,7 +78,7 @@ function valueKind(value: unknown): ValueKind {
 }
 
 /** The exports of a package: its values from the module itself, its types from its declaration entry. */
-export function packageExports(module: Record<string, unknown>, declarations: string): PackageExports {
+function packageExports(module: Record<string, unknown>, declarations: string): PackageExports {
   const values = Object.fromEntries(
     Object.keys(module)
       .sort()

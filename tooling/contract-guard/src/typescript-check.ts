@@ -34,7 +34,7 @@ export type ReleaseExports = Record<TsPackage, PackageExports>;
  * `exists`: only that it is still exported. `ErrorCode` is `input`: new codes may come in a minor version (the
  * Error schema says so).
  */
-export const TYPE_DIRECTIONS: Record<string, 'input' | 'output' | 'both' | 'exists'> = {
+const TYPE_DIRECTIONS: Record<string, 'input' | 'output' | 'both' | 'exists'> = {
   NewPetInput: 'input',
   PetInput: 'input',
   ListPetsQueryInput: 'input',

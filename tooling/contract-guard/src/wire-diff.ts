@@ -7,7 +7,7 @@ import type { JsonDocument } from './describe-contract.js';
 import type { Finding } from './finding.js';
 
 /** The packages a wire break reaches: the contract's models and the clients that send and check them. */
-export const WIRE_PACKAGES = ['@petstore/schema', '@petstore/client'] as const;
+const WIRE_PACKAGES = ['@petstore/schema', '@petstore/client'] as const;
 
 export type Surface = 'rest' | 'trpc';
 

@@ -73,7 +73,7 @@ export interface DatabaseOptions {
 }
 
 /** A URL without its password, for logs. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();

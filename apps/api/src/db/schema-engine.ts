@@ -20,7 +20,6 @@ export type {
   MigrationDirectory,
   MigrationList,
   SchemaEngine,
-  SchemaFilter,
 } from '@prisma/schema-engine-wasm/schema_engine_bg';
 
 type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');

@@ -54,7 +54,7 @@ export function createKeyVerifier(
   };
 }
 
-export class UnauthorizedError extends AppError {
+class UnauthorizedError extends AppError {
   /** RFC 6750: an `error` attribute only when a token was presented. */
   constructor(message: string, tokenPresented: boolean) {
     super('unauthorized', message, {

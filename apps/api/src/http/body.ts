@@ -9,7 +9,7 @@ import { sendContinue } from './edge.js';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** `application/json` or a `+json` type, with no charset or charset=utf-8 (RFC 8259 section 8.1). */
-export function isJsonContentType(header: string): boolean {
+function isJsonContentType(header: string): boolean {
   const [type = '', ...params] = header
     .toLowerCase()
     .split(';')

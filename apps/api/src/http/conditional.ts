@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 // ETag from the bytes, and `If-None-Match` answered with 304 (RFC 9110 sections 8.8.3 and 13.1.2).
 
 /** A strong entity tag from the bytes of a representation: equal bytes, equal tag, whichever instance served. */
-export function strongEtag(body: string | Buffer): string {
+function strongEtag(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url')}"`;
 }
 
@@ -15,7 +15,7 @@ const ENTITY_TAG = /(?:W\/)?("[^"]*")/g;
  * Whether `If-None-Match` matches the current representation: `*` matches any; otherwise each listed tag is
  * compared weakly (RFC 9110 section 13.1.2: `W/"x"` matches `"x"`). A field with no tag in it matches nothing.
  */
-export function ifNoneMatchMatches(field: string | undefined, etag: string): boolean {
+function ifNoneMatchMatches(field: string | undefined, etag: string): boolean {
   if (field === undefined) return false;
   if (field.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');

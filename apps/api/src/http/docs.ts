@@ -10,7 +10,7 @@ import { requestBaseUrl } from './request-base-url.js';
 
 /** Where the OpenAPI document and the documentation page are served. Both are public: no API key. */
 export const OPENAPI_PATH = '/v1/openapi.json';
-export const DOCS_PATH = '/docs';
+const DOCS_PATH = '/docs';
 
 export interface DocsOptions {
   /** The operations the document describes; the interface's contract when absent (app.ts AppDeps.contract). */

@@ -16,9 +16,9 @@ import { sendError } from './send.js';
 // expression over the target: no allocation beyond a lower-cased header name.
 
 /** Header fields a request may carry at most; Node would keep 2,000 and drop the rest without a word. */
-export const MAX_HEADER_FIELDS = 100;
+const MAX_HEADER_FIELDS = 100;
 /** Query parameters a request may carry at most (empty `&&` segments are not parameters). */
-export const MAX_QUERY_PARAMETERS = 100;
+const MAX_QUERY_PARAMETERS = 100;
 /** The methods some route of the API serves; `OPTIONS *` lists them. */
 export const SERVER_METHODS = 'GET, HEAD, POST, OPTIONS';
 
@@ -200,7 +200,7 @@ export function queryOf(req: IncomingMessage): QueryParameters {
  * (also spelled `%6Cimit`) is a 400: every parameter we read is single, and two readers would pick different
  * ones. Invalid percent-encoding or UTF-8 is a 400 (`malformed_json` for tRPC's `input`, which is JSON text).
  */
-export function readQuery(search: string): QueryParameters {
+function readQuery(search: string): QueryParameters {
   const query: Record<string, string> = Object.create(null);
   let count = 0;
   let start = 0;

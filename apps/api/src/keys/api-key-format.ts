@@ -7,8 +7,8 @@
  */
 export const API_KEY_TOKEN = '[A-Za-z0-9\\-._~+/]+=*';
 
-export const API_KEY_MIN_LENGTH = 16;
-export const API_KEY_MAX_LENGTH = 256;
+const API_KEY_MIN_LENGTH = 16;
+const API_KEY_MAX_LENGTH = 256;
 
 /** A whole key: a token68 long enough not to be guessed, and short enough for any header. */
 export const API_KEY_PATTERN = new RegExp(

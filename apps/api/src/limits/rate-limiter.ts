@@ -27,7 +27,7 @@ export interface RateLimitState {
 export type RateLimiter = (subject: string, cost?: number) => Promise<RateLimitState>;
 
 /** The name of our one quota policy in `RateLimit-Policy` / `RateLimit`: requests per API key. */
-export const RATE_LIMIT_POLICY = 'per-key';
+const RATE_LIMIT_POLICY = 'per-key';
 
 /**
  * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11, Structured

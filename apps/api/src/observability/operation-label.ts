@@ -24,13 +24,13 @@ const label = (operation: string, transport: Transport): OperationLabel => {
 };
 
 /** Anything no handler claimed: unknown paths (404), outside /v1 and inside it. */
-export const UNKNOWN_LABEL = label('unknown', 'none');
+const UNKNOWN_LABEL = label('unknown', 'none');
 /** A REST path of the contract with a method it does not serve (405, OPTIONS). */
 export const REST_UNMATCHED_LABEL = label('unknown', 'rest');
 /** A tRPC call to no known procedure. */
-export const TRPC_UNKNOWN_LABEL = label('unknown', 'trpc');
+const TRPC_UNKNOWN_LABEL = label('unknown', 'trpc');
 /** A tRPC batch whose calls are not all the same procedure. */
-export const TRPC_BATCH_LABEL = label('batch', 'trpc');
+const TRPC_BATCH_LABEL = label('batch', 'trpc');
 export const HEALTHZ_LABEL = label('healthz', 'none');
 export const READYZ_LABEL = label('readyz', 'none');
 /** The /docs page, its assets and the OpenAPI document. */
@@ -41,7 +41,7 @@ export const REST_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
   restOperations.map((op) => [op.id, label(op.id, 'rest')]),
 );
 /** tRPC procedures by path (`pets.list`). */
-export const TRPC_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
+const TRPC_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
   operations.map((op) => [trpcPath(op), label(trpcPath(op), 'trpc')]),
 );
 

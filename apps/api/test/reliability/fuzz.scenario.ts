@@ -66,7 +66,7 @@ function trpcErrorProblem(envelope: unknown, httpStatus: number | undefined): st
 }
 
 /** Judges one answer against the contract. */
-export function judge(hostile: HostileCase, outcome: RawOutcome): Verdict {
+function judge(hostile: HostileCase, outcome: RawOutcome): Verdict {
   const { request } = hostile;
   if (outcome.kind === 'timeout') return { ok: false, problem: `no answer within ${RESPONSE_TIMEOUT_MS} ms` };
   if (outcome.kind === 'closed') {

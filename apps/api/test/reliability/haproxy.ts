@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { scaled } from '../../../../tooling/vitest.shared.js';
 import { makeTempDir, removeTempDir, spawnOwned, stopProcess } from '../support/run-registry.js';
 import { sleep } from './scenario-support.js';
-import { ensureSystemTool, findSystemTool, type SystemTool } from './system-tool.js';
+import { ensureSystemTool, type SystemTool } from './system-tool.js';
 
 const HAPROXY: SystemTool = {
   name: 'HAProxy',
@@ -22,14 +22,11 @@ const HAPROXY: SystemTool = {
   neededBy: 'the load-balancer scale-out test',
 };
 
-/** The haproxy binary: HAPROXY_PATH, else on PATH, else Debian's /usr/sbin/haproxy; undefined when absent. */
-export const findHaproxy = (): string | undefined => findSystemTool(HAPROXY);
-
 /** The haproxy binary, installed by scripts/ensure-haproxy.sh where it can be (./system-tool.ts). */
 export const ensureHaproxy = (): string => ensureSystemTool(HAPROXY);
 
 /** A free TCP port on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -79,7 +76,7 @@ export interface LoadBalancerOptions {
  * checked every `checkIntervalMs`, a failed connection retried on another server (`option redispatch`), never
  * a request that reached a server (a create must not run twice).
  */
-export function haproxyConfig(port: number, statsPort: number, options: LoadBalancerOptions): string {
+function haproxyConfig(port: number, statsPort: number, options: LoadBalancerOptions): string {
   const inter = options.checkIntervalMs ?? 300;
   return `global
   maxconn 4096

@@ -556,7 +556,7 @@ export function hostileRequestArbitrary(host: string, apiKey: string): fc.Arbitr
     .map((parts) => toCase(parts, host, apiKey));
 }
 
-export function toCase(parts: Parts, host: string, apiKey: string): HostileCase {
+function toCase(parts: Parts, host: string, apiKey: string): HostileCase {
   const extra = parts as Parts & { noHost?: boolean; rawLength?: boolean };
   const headers: [string, string][] = [];
   if (!extra.noHost) headers.push(['Host', host]);

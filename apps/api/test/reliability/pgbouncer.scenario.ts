@@ -42,7 +42,7 @@ export interface PgbouncerLoad {
 }
 
 /** `loops` loops for `durationMs` against `baseUrl`: even loops create, odd ones list. */
-export async function pgbouncerLoad(
+async function pgbouncerLoad(
   baseUrl: string,
   options: Pick<PgbouncerOptions, 'seed' | 'loops' | 'durationMs'>,
 ): Promise<PgbouncerLoad> {

@@ -55,7 +55,7 @@ export interface PgbouncerOptions {
  * its server (a restart) PgBouncer refuses clients for server_login_retry, 15 s by default: 1 s here, so that a
  * restarted replica is used again within a second (docs/operations.md#connection-poolers).
  */
-export function pgbouncerConfig(port: number, dir: string, options: PgbouncerOptions): string {
+function pgbouncerConfig(port: number, dir: string, options: PgbouncerOptions): string {
   return `[databases]
 * = host=127.0.0.1 port=${options.serverPort}
 

@@ -35,7 +35,7 @@ export type RawOutcome =
 const INCOMPLETE_WAIT_MS = 300;
 
 /** The request's bytes. `Connection: close` is added so that the response ends with the connection. */
-export function serializeRequest(request: RawRequest): Buffer {
+function serializeRequest(request: RawRequest): Buffer {
   const lines = [`${request.method} ${request.target} HTTP/1.1`];
   for (const [name, value] of request.headers) lines.push(`${name}: ${value}`);
   if (!request.headers.some(([name]) => name.toLowerCase() === 'connection')) lines.push('Connection: close');

@@ -25,7 +25,7 @@ export interface SystemTool {
 }
 
 /** The tool's binary: its variable, else the candidates; undefined when absent. */
-export function findSystemTool(tool: SystemTool): string | undefined {
+function findSystemTool(tool: SystemTool): string | undefined {
   for (const candidate of [process.env[tool.pathVariable], ...tool.candidates]) {
     if (candidate === undefined || candidate === '') continue;
     try {

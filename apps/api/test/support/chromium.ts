@@ -10,7 +10,7 @@ import { type Browser, chromium } from 'playwright-core';
  * test command works on a fresh machine; elsewhere the test fails with the command that fixes it: a skipped
  * browser test would hide a broken page.
  */
-export function findChromium(): string {
+function findChromium(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
   const present = () =>
     candidates.find((candidate) => candidate !== undefined && candidate !== '' && existsSync(candidate));

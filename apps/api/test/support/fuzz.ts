@@ -6,7 +6,7 @@ import type { Parameters } from 'fast-check';
 import { scaled } from '../../../../tooling/vitest.shared.js';
 
 /** Runs per property: FUZZ_RUNS, else `bounded` (what `pnpm test` runs, a few seconds). */
-export function fuzzRuns(bounded: number): number {
+function fuzzRuns(bounded: number): number {
   const runs = Number(process.env.FUZZ_RUNS ?? bounded);
   if (!Number.isSafeInteger(runs) || runs < 1) throw new Error('FUZZ_RUNS must be a positive integer');
   return runs;

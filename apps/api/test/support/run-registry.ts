@@ -117,7 +117,7 @@ function forgetRunIfClean(): void {
  * everything here that starts something; the run's owner (vitest's global setup, a CLI) calls it too, so that
  * its run directory goes when it ends.
  */
-export function installSafetyNet(): void {
+function installSafetyNet(): void {
   if (safetyNetInstalled) return;
   safetyNetInstalled = true;
   // Exit listeners must be synchronous: what is still running is killed, nothing is awaited.

@@ -25,7 +25,7 @@ export interface CreateTestDatabaseOptions {
 
 const PREFIX = 'petstore_test_';
 /** Every database of this run starts with this: the end of the run looks for leftovers by it. */
-export const RUN_DATABASE_PREFIX = `${PREFIX}${RUN_ID}_`;
+const RUN_DATABASE_PREFIX = `${PREFIX}${RUN_ID}_`;
 const MAX_IDENTIFIER_LENGTH = 63;
 
 /** `petstore_test_<run id>_<label>_<8 hex chars>`: lower case, `[a-z0-9_]` only, at most 63 bytes. */

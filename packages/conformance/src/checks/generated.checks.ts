@@ -23,7 +23,7 @@ import { expectInvalidPetIdRefused } from './get-pet.checks.js';
 import { expectRefusedOrPage } from './list-pets.checks.js';
 
 /** A 31-bit seed per check, from the run's seed and the check id: one check's cases do not shift another's. */
-export function seedFor(runSeed: number, id: string): number {
+function seedFor(runSeed: number, id: string): number {
   let hash = runSeed | 0;
   for (const char of id) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
   return hash & 0x7fffffff;

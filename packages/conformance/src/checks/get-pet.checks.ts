@@ -15,7 +15,7 @@ import type { Exchange } from '../http-client.js';
 const headers = deprecationHeaders(contract.getPet) as Record<'Deprecation' | 'Sunset' | 'Link', string>;
 
 /** The deprecation of getPet, from the contract (RFC 9745 Deprecation, RFC 8594 Sunset, successor link). */
-export const GET_PET_DEPRECATION = {
+const GET_PET_DEPRECATION = {
   deprecation: headers.Deprecation,
   sunset: headers.Sunset,
   successor: /<([^>]*\/v1\/pets)>\s*;\s*rel="?successor-version"?/,

@@ -11,7 +11,7 @@ import {
 } from '../check.js';
 
 /** Pets created at once by `concurrency.burst-create`. */
-export const BURST_SIZE = 50;
+const BURST_SIZE = 50;
 
 export const statefulChecks: Check[] = [
   {
