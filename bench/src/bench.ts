@@ -542,8 +542,11 @@ async function variantComparison(
     contenders.unshift(baseline);
   }
   await warmUp(contenders, work);
+  // Five routes by default; `--only` picks others (a before/after of a refactor wants every route).
   const scenarios = createScenarios(SEEDED_PETS).filter((s) =>
-    ['list20', 'get-by-id', 'create', 'unauthorized', 'trpc-list20'].includes(s.name),
+    only === undefined
+      ? ['list20', 'get-by-id', 'create', 'unauthorized', 'trpc-list20'].includes(s.name)
+      : chosen(s),
   );
   const scripts = new Map(scenarios.map((s) => [s.name, writeLuaScript(work, s.name, s.load)]));
   const results = new Map<string, Measurement[]>();
