@@ -43,6 +43,7 @@ const names = wanted.length > 0 ? wanted : PUBLISHED;
 
 // Outside the workspace, so nothing resolves from the repository's node_modules.
 const project = mkdtempSync(path.join(tmpdir(), 'petstore-pack-test-'));
+const KEEP = process.env.PETSTORE_KEEP_PACK_TEST === '1';
 const tarballs = path.join(project, 'tarballs');
 mkdirSync(tarballs);
 try {
@@ -235,11 +236,17 @@ console.log('CommonJS consumer compiled with ' + process.argv[2] + ': ok');
       );
     }
   }
-  console.log(`pack test passed for ${names.join(', ')} (in ${project})`);
-  rmSync(project, { recursive: true, force: true });
+  console.log(`pack test passed for ${names.join(', ')}`);
 } catch (error) {
-  console.error(`pack test FAILED; the throwaway project is kept in ${project}`);
+  console.error(
+    KEEP
+      ? `pack test FAILED; the throwaway project is kept in ${project}`
+      : 'pack test FAILED (PETSTORE_KEEP_PACK_TEST=1 keeps the throwaway project to look at)',
+  );
   throw error;
+} finally {
+  // Removed on every path, failure included, unless asked to keep it: a failed run must not leave a project in /tmp.
+  if (!KEEP) rmSync(project, { recursive: true, force: true });
 }
 
 /**
