@@ -55,7 +55,7 @@ export interface OpenApiOptions {
    * generators ignore a relative URL: a server should pass absolute ones.
    */
   servers?: readonly OpenApiServer[];
-  /** `info.contact`; default {@link OPENAPI_CONTACT}. */
+  /** `info.contact`; default `{ name: 'Pet Store platform team' }`. */
   contact?: OpenApiContact;
   /**
    * The operations to describe, keyed by operationId; default the interface's `contract`. Another one (the real

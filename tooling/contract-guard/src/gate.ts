@@ -99,7 +99,9 @@ export function judge(findings: Finding[], bumps: Map<string, Bump>, baselineNam
     );
   }
   if (refused.length > 0) {
-    out.push('FAILED: a deprecated operation may only be removed on or after its sunset date (contract.ts).');
+    out.push(
+      'FAILED: a deprecated operation may only be removed on or after its sunset date (its `deprecated` entry, in contract/operations.ts of @petstore/schema).',
+    );
   }
   const ok = missingMajor.length === 0 && refused.length === 0;
   if (ok) out.push(breaks.length > 0 ? 'OK: every break has its major changeset.' : 'OK: compatible.');

@@ -3,8 +3,8 @@ import { sqlStateOf } from './database-errors.js';
 
 // The hot statements go to the database through Prisma's own driver adapter (the same pool, the same PGlite, the
 // same error kinds) but not through the Prisma client's query pipeline, which measured at about 130 µs of CPU per
-// query against 60 µs for the same statement sent through the adapter (apps/api/bench-notes in
-// docs/performance.md). The rule (docs/development.md#layers): a statement that runs on an API call's path is SQL
+// query against 60 µs for the same statement sent through the adapter (docs/performance-history.md, the full run of
+// 2026-11-23). The rule (docs/development.md#layers): a statement that runs on an API call's path is SQL
 // text sent through `Sql` (pets/pets.service.ts: list, read and create a pet and its idempotency records;
 // keys/api-keys.service.ts: the issued-key lookup; limits/rate-limit.store.ts: charging a rate limit), and so is
 // start-up's migration check (db/applied-migrations.ts, so that a restart never loads the client's pipeline).

@@ -19,7 +19,9 @@ export interface TrpcContext {
  * The tRPC code for each HTTP status of our error model (`ERROR_CODES`), from tRPC's own code -> status table, so
  * that neither list is repeated here: a new error code with a new status needs no edit. Where two tRPC codes share
  * a status (400: PARSE_ERROR, BAD_REQUEST), the general one, listed last, is ours. A status tRPC has no code for
- * (417, 431: answered by the server before any procedure) is INTERNAL_SERVER_ERROR, as for tRPC itself.
+ * (417, 431: answered by the server before any procedure) is INTERNAL_SERVER_ERROR, as for tRPC itself. 408 maps
+ * to TIMEOUT (before, INTERNAL_SERVER_ERROR); no procedure can answer it: `request_timeout` is raised by the server
+ * (server-limits.ts) before any routing.
  */
 const TRPC_CODE_BY_STATUS = new Map<number, TRPCError['code']>();
 for (const code of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPCError['code'][]) {
