@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { measurement } from './measurement-fixture.js';
 import {
   blockOf,
   PERFORMANCE_DOC,
@@ -9,26 +10,9 @@ import {
   renderBlock,
   stringifyRecord,
 } from './performance-doc.js';
-import {
-  evaluateTargets,
-  type Measurement,
-  type Row,
-  renderStartupTable,
-  renderTable,
-  renderTargets,
-} from './report.js';
+import { evaluateTargets, type Row, renderStartupTable, renderTable, renderTargets } from './report.js';
 
-const run = (rps: number, p99: number, cpuPerRequest: number, rssMiB: number): Measurement => ({
-  requests: rps,
-  durationSec: 1,
-  rps,
-  p50: p99 / 4,
-  p99,
-  non2xx: 0,
-  socketErrors: 0,
-  peakRss: rssMiB * 1024 * 1024,
-  cpuMicros: cpuPerRequest * rps,
-});
+const run = measurement;
 
 describe('docs/performance.md', () => {
   it('shows exactly the figures of the last recorded run (bench/last-run.json)', () => {

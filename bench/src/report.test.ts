@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateTargets, type Measurement, type Row, renderTable } from './report.js';
+import { measurement } from './measurement-fixture.js';
+import { evaluateTargets, type Row, renderTable } from './report.js';
 
-const run = (rps: number, p99: number, cpuPerRequest: number, rssMiB: number): Measurement => ({
-  requests: rps,
-  durationSec: 1,
-  rps,
-  p50: p99 / 4,
-  p99,
-  non2xx: 0,
-  socketErrors: 0,
-  peakRss: rssMiB * 1024 * 1024,
-  cpuMicros: cpuPerRequest * rps,
-});
+const run = measurement;
 
 const row = (scenario: string, api: number, raw: number, naive: number | undefined, fastify = 650): Row => ({
   scenario,

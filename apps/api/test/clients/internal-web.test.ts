@@ -4,7 +4,6 @@
 // another version (the server's own 400), and 503s with Retry-After during a create. axe-core checks the page.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scaled, timeouts } from '../../../../tooling/vitest.shared.js';
 import { launchChromium } from '../support/chromium.js';
 import { type FaultyProxy, startFaultyProxy } from '../support/faulty-proxy.js';
+import { findFreePort } from '../support/postgres-server.js';
 import { exitOf, makeTempDir, removeTempDir, spawnOwned, stopProcess } from '../support/run-registry.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from '../support/test-server.js';
 
@@ -41,14 +41,6 @@ function vite(args: string[], env: Record<string, string> = {}) {
   return { child, output: () => output };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** True once the app's own page answers at `origin` (not some other server that took the port). */
 async function answers(origin: string): Promise<boolean> {
   try {
@@ -62,11 +54,11 @@ async function answers(origin: string): Promise<boolean> {
 /**
  * `vite preview` of the built app in `outDir`, forwarding /v1 to `apiOrigin` with the test key. Ready is when
  * the port answers HTTP, not a line of its output (which a terminal that forces colour splits with escape
- * codes). A port taken between `freePort` and vite's listen makes vite exit (`--strictPort`): tried again on
+ * codes). A port taken between `findFreePort` and vite's listen makes vite exit (`--strictPort`): tried again on
  * another port.
  */
 async function startPreview(outDir: string, apiOrigin: string, attempts = 3) {
-  const port = await freePort();
+  const port = await findFreePort();
   const origin = `http://127.0.0.1:${port}`;
   const { child, output } = vite(['preview', '--outDir', outDir, '--port', String(port), '--strictPort'], {
     PETSTORE_API_ORIGIN: apiOrigin,

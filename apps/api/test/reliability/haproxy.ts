@@ -5,9 +5,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { scaled } from '../../../../tooling/vitest.shared.js';
+import { findFreePort } from '../support/postgres-server.js';
 import { makeTempDir, removeTempDir, spawnOwned, stopProcess } from '../support/run-registry.js';
 import { sleep } from './scenario-support.js';
 import { ensureSystemTool, type SystemTool } from './system-tool.js';
@@ -24,15 +24,6 @@ const HAPROXY: SystemTool = {
 
 /** The haproxy binary, installed by scripts/ensure-haproxy.sh where it can be (./system-tool.ts). */
 export const ensureHaproxy = (): string => ensureSystemTool(HAPROXY);
-
-/** A free TCP port on 127.0.0.1 right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface Backend {
   /** The server's name in HAProxy's config and statistics. */
@@ -111,7 +102,7 @@ frontend stats
 export async function startHaproxy(options: LoadBalancerOptions): Promise<LoadBalancer> {
   const binary = options.binary ?? ensureHaproxy();
   const dir = await makeTempDir('petstore-haproxy-');
-  const [port, statsPort] = [await freePort(), await freePort()];
+  const [port, statsPort] = [await findFreePort(), await findFreePort()];
   const configFile = join(dir, 'haproxy.cfg');
   await writeFile(configFile, haproxyConfig(port, statsPort, options));
   // -db: stay in the foreground, no daemon; -W is not needed for one process.
