@@ -1,10 +1,12 @@
 import {
   API_BASE_PATH,
+  contract as defaultContract,
   IDEMPOTENCY_KEY_HEADER,
   type OpenApiServer,
   type OperationContract,
   READ_AFTER_HEADER,
   TRPC_ENDPOINT,
+  trpcPath,
 } from '@petstore/schema';
 import cors from 'cors';
 import express from 'express';
@@ -28,7 +30,7 @@ import { createAccessLog, type Logger } from './logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RequestTracer } from './observability/request-tracer.js';
 import type { OperationHandler, OperationHandlers } from './operations.js';
-import { PET_BODY_WRITERS } from './pets/pets.json.js';
+import { PET_BODY_WRITERS, PET_SUPERJSON_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
 import { createAppRouter } from './trpc/router.js';
 import { trpcMiddleware } from './trpc/trpc.express.js';
@@ -97,6 +99,16 @@ const EXPOSED_HEADERS = [
   // The database position after a write: our clients send it back for read-your-writes (db/read-replicas.ts).
   READ_AFTER_HEADER,
 ];
+
+/** The tRPC fast path's output writers: each procedure whose contract body has a hot writer gets it. */
+function trpcOutputWriters(operations: Readonly<Record<string, OperationContract>>) {
+  const writers = new Map<string, (value: unknown) => string | undefined>();
+  for (const op of Object.values(operations)) {
+    const write = op.success.body === undefined ? undefined : PET_SUPERJSON_WRITERS[op.success.body.id];
+    if (write !== undefined) writers.set(trpcPath(op), write);
+  }
+  return writers;
+}
 
 /** Builds the Express app from its dependencies. It never listens: main (or a test) does. */
 export function createApp(deps: AppDeps): express.Express {
@@ -179,6 +191,7 @@ export function createApp(deps: AppDeps): express.Express {
     `${API_BASE_PATH}${TRPC_ENDPOINT}`,
     trpcMiddleware(createAppRouter(handlers, contract), {
       fastPath: deps.trpcFastPath ?? true,
+      outputWriters: trpcOutputWriters(contract ?? defaultContract),
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
     }),

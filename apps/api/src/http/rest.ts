@@ -2,7 +2,6 @@ import {
   API_BASE_PATH,
   contract as defaultContract,
   type OperationContract,
-  type OperationId,
   type RestOperationContract,
   stringifyJson,
 } from '@petstore/schema';

@@ -20,3 +20,75 @@ export const PET_BODY_WRITERS: Readonly<Record<string, (body: never) => string>>
   Pet: petJson,
   Pets: petsJson,
 };
+
+// The same bodies in tRPC's wire format: superjson's `{"json":...,"meta":{"values":{"<path>":["bigint"]},"v":1}}`,
+// int64 values as digit strings in `json`, their paths in `meta`. The generic transformer (trpc/transformer.ts)
+// walks the value, builds a path string per bigint and a copy of every object, then JSON.stringify walks it again:
+// 24 µs for 20 pets against 3 µs here. A writer only takes a value whose shape it writes exactly as the generic
+// path would (a plain object with exactly id, name, categoryId[, status] in that order, of those types); for
+// anything else it returns undefined and the generic path writes it (pets.json.test.ts compares both on
+// generated values, superjson itself as the oracle).
+
+const STATUS_OR_END = new Set(['status']);
+
+/** True when `value` is a Pet as the service builds it, keys in the order the generic path would write them. */
+function isWritablePet(value: unknown): value is Pet {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const pet = value as Record<string, unknown>;
+  const keys = Object.keys(pet);
+  if (
+    keys[0] !== 'id' ||
+    keys[1] !== 'name' ||
+    keys[2] !== 'categoryId' ||
+    keys.length > 4 ||
+    (keys.length === 4 && !STATUS_OR_END.has(keys[3] as string))
+  ) {
+    return false;
+  }
+  return (
+    typeof pet.id === 'bigint' &&
+    typeof pet.name === 'string' &&
+    typeof pet.categoryId === 'bigint' &&
+    (keys.length === 3 || typeof pet.status === 'string')
+  );
+}
+
+/** The `json` part of a pet, and its bigint paths under `prefix` (`""` or `"3."`), appended to `meta`. */
+function petSuperjsonParts(pet: Pet, prefix: string): [json: string, meta: string] {
+  const status = pet.status === undefined ? '' : `,"status":${JSON.stringify(pet.status)}`;
+  return [
+    `{"id":"${pet.id}","name":${JSON.stringify(pet.name)},"categoryId":"${pet.categoryId}"${status}}`,
+    `"${prefix}id":["bigint"],"${prefix}categoryId":["bigint"]`,
+  ];
+}
+
+/** A Pet in superjson's wire format, or undefined when the value is not exactly a Pet. */
+export function petSuperjson(value: unknown): string | undefined {
+  if (!isWritablePet(value)) return undefined;
+  const [json, meta] = petSuperjsonParts(value, '');
+  return `{"json":${json},"meta":{"values":{${meta}},"v":1}}`;
+}
+
+/** A list of Pets in superjson's wire format, or undefined when the value is not exactly that. */
+export function petsSuperjson(value: unknown): string | undefined {
+  if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return undefined;
+  if (value.length === 0) return '{"json":[]}';
+  let json = '';
+  let meta = '';
+  for (let index = 0; index < value.length; index++) {
+    const pet: unknown = value[index];
+    if (!isWritablePet(pet)) return undefined;
+    const [petText, petMeta] = petSuperjsonParts(pet, `${index}.`);
+    json += index === 0 ? petText : `,${petText}`;
+    meta += index === 0 ? petMeta : `,${petMeta}`;
+  }
+  return `{"json":[${json}],"meta":{"values":{${meta}},"v":1}}`;
+}
+
+/** The tRPC writers, by the contract's name for the body they write; other outputs use the generic transformer. */
+export const PET_SUPERJSON_WRITERS: Readonly<Record<string, (value: unknown) => string | undefined>> = {
+  Pet: petSuperjson,
+  Pets: petsSuperjson,
+};

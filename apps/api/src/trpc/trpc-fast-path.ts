@@ -95,12 +95,20 @@ export interface FastCall {
 type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
 
 /**
+ * Writers of a procedure's output in tRPC's wire format (superjson's envelope, as JSON text), by procedure path
+ * (`pets.list`). A writer returns undefined for a value it does not write exactly as the transformer would; the
+ * transformer then writes it.
+ */
+export type OutputWriters = ReadonlyMap<string, (value: unknown) => string | undefined>;
+
+/**
  * Returns a function that serves a call on the fast path and says true, or says false without touching the
  * response when tRPC's own handler must answer it.
  */
 export function createTrpcFastPath(
   appRouter: AppRouter,
   responseHeaders: (paths: readonly string[], errors: readonly TRPCError[]) => Record<string, string>,
+  outputWriters: OutputWriters = new Map(),
 ) {
   const config = appRouter._def._config;
   const { fast: procedures } = routerProcedures(appRouter);
@@ -166,9 +174,16 @@ export function createTrpcFastPath(
     res.setHeader('Vary', 'trpc-accept, accept');
     const headers = responseHeaders(call.paths, errors.filter(Boolean));
     for (const name in headers) res.setHeader(name, headers[name] as string);
-    const body = JSON.stringify(
-      transformTRPCResponse(config, call.batch ? outcomes : (outcomes[0] as Outcome)),
-    );
+    // Each answer as tRPC writes it (`transformTRPCResponse`, then JSON.stringify), a success through its
+    // procedure's writer when it has one that takes the value; a batch is the array of them.
+    const items = outcomes.map((outcome, index) => {
+      if ('result' in outcome) {
+        const text = outputWriters.get(call.paths[index] as string)?.(outcome.result.data);
+        if (text !== undefined) return `{"result":{"data":${text}}}`;
+      }
+      return JSON.stringify(transformTRPCResponse(config, outcome));
+    });
+    const body = call.batch ? `[${items.join(',')}]` : (items[0] as string);
     res.statusCode = status;
     res.setHeader('Content-Type', 'application/json');
     res.setHeader('Content-Length', Buffer.byteLength(body));

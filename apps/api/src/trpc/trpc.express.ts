@@ -13,7 +13,7 @@ import { labelResponse, trpcLabel } from '../observability/operation-label.js';
 import type { Caller } from '../operations.js';
 import type { AppRouter } from './router.js';
 import { trpcErrorOf } from './trpc.js';
-import { createTrpcFastPath, routerProcedures, trpcAccept } from './trpc-fast-path.js';
+import { createTrpcFastPath, type OutputWriters, routerProcedures, trpcAccept } from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
@@ -40,6 +40,8 @@ export interface TrpcHttpDeps {
   fastPath?: boolean;
   guard: AccessGuard;
   onInternalError: (error: unknown, path: string | undefined) => void;
+  /** The fast path's writers of procedure outputs, by procedure path (trpc-fast-path.ts OutputWriters). */
+  outputWriters?: OutputWriters | undefined;
 }
 
 /**
@@ -60,7 +62,7 @@ function responseHeaders(paths: readonly string[], errors: readonly TRPCError[])
 
 export function trpcMiddleware(
   appRouter: AppRouter,
-  { guard, onInternalError, fastPath: useFastPath = true }: TrpcHttpDeps,
+  { guard, onInternalError, fastPath: useFastPath = true, outputWriters }: TrpcHttpDeps,
 ): RequestHandler {
   const callers = new WeakMap<IncomingMessage, Caller>();
   const config = appRouter._def._config;
@@ -75,7 +77,7 @@ export function trpcMiddleware(
       headers: responseHeaders(info?.calls.map((call) => call.path) ?? [], errors),
     }),
   });
-  const fastPath = createTrpcFastPath(appRouter, responseHeaders);
+  const fastPath = createTrpcFastPath(appRouter, responseHeaders, outputWriters);
   const { byPath: procedureTable } = routerProcedures(appRouter);
 
   const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
@@ -107,6 +109,8 @@ export function trpcMiddleware(
     let batch = false;
     let procedures = [path];
     let inputText: string | undefined;
+    /** The `input` parameter in its exact form (checkTrpcInputs), for tRPC's handler when it answers. */
+    let exactQueryInput: string | undefined;
     try {
       // A path or query that cannot be read is refused only after the key check, as on REST: a caller without
       // a key learns nothing about its request but that it needs one (401 before 400).
@@ -181,12 +185,14 @@ export function trpcMiddleware(
             : checkTrpcInputs(parseJsonText(inputText, 'query parameter "input"'), batch, procedures.length);
         if (exact !== undefined) {
           inputText = exact;
-          req.url = `${target}?${withInput(search, exact)}`;
+          exactQueryInput = exact;
         }
       }
-      callers.set(req, caller);
       const ctx = { caller, onInternalError };
       if (useFastPath && (await fastPath(req, res, { paths: procedures, batch, inputText, ctx }))) return;
+      // tRPC's own handler reads the input from the URL again, and the caller from its context.
+      if (exactQueryInput !== undefined) req.url = `${target}?${withInput(search, exactQueryInput)}`;
+      callers.set(req, caller);
     } catch (error) {
       // A method tRPC does not speak at all is answered as any other path would answer it.
       if (error instanceof AppError && error.code === 'method_not_allowed') sendError(res, error);
