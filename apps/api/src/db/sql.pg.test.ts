@@ -170,7 +170,10 @@ const command = fc.oneof(
     kind: fc.constant('page' as const),
     limit: fc.integer({ min: 1, max: 100 }),
     status,
-    after: fc.option(fc.oneof(int64ish.filter((n) => n >= 0n && n <= INT64_MAX)), { nil: undefined }),
+    after: fc.option(
+      int64ish.filter((n) => n >= 0n && n <= INT64_MAX),
+      { nil: undefined },
+    ),
   }),
   fc.record({
     kind: fc.constant('charge' as const),
@@ -298,6 +301,51 @@ describe('the hot statements straight on pg answer what the driver adapter answe
     timeouts.server,
   );
 });
+
+it(
+  'every argument type, sent back as the columns our statements return: equal rows or equal verdicts',
+  async () => {
+    const [a] = twinUrls();
+    const [oracle, direct] = [await adapterSql(openPool(a.url)), directSql(openPool(a.url))];
+    // Each argument typed as our callers type it, NULL included; a string typed bytes is base64 (as the adapter reads it).
+    const arg = fc.oneof(
+      fc.record({ value: fc.option(name, { nil: null }), type: fc.constant('string' as const) }),
+      fc.record({ value: fc.option(int64ish, { nil: null }), type: fc.constant('bigint' as const) }),
+      fc.record({
+        value: fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { nil: null }),
+        type: fc.constant('int' as const),
+      }),
+      fc.record({
+        value: fc.option(
+          fc.oneof(
+            fc.uint8Array({ maxLength: 64 }),
+            fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+            fc.base64String({ maxLength: 64 }),
+          ),
+          { nil: null },
+        ),
+        type: fc.constant('bytes' as const),
+      }),
+    );
+    const cast = { string: 'text', bigint: 'int8', int: 'int4', bytes: 'bytea' } as const;
+    await fc.assert(
+      fc.asyncProperty(fc.array(arg, { minLength: 1, maxLength: 6 }), async (args) => {
+        // Each value back as its column type, and compared with = (true, false or NULL: a boolean column).
+        const statement = `SELECT ${args
+          .map(
+            ({ type }, index) => `$${index + 1}::${cast[type]}, $${index + 1}::${cast[type]} = $${index + 1}`,
+          )
+          .join(', ')}`;
+        const expected = await outcome(oracle, statement, args);
+        const got = await outcome(direct, statement, args);
+        expect(inspect(got, { depth: 8 })).toBe(inspect(expected, { depth: 8 }));
+        expect(isDeepStrictEqual(got, expected)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  },
+  timeouts.server,
+);
 
 describe('failures straight on pg get the verdict they get through the adapter', () => {
   /** The same statement on both paths, each on a pool of its own made by `pool`, and the two outcomes. */
