@@ -3,7 +3,8 @@ import { Prisma } from '../generated/prisma/client.js';
 // The one place that decides whether a database failure means "the database cannot serve this now" (503 with
 // Retry-After: a restart, a failover, a pool out of connections, a statement over its time limit) or "our
 // statement is wrong" (500, a bug to fix). Errors reach us in four shapes, all read here:
-//   - pg's DatabaseError: `code` is the SQLSTATE, `severity` is set (our raw statements, adapter-pg underneath);
+//   - pg's DatabaseError: `code` is the SQLSTATE, `severity` is set (the hot statements, straight on pg; adapter-pg
+//     underneath);
 //   - a driver-adapter error (Prisma 7 with @prisma/adapter-pg or pglite-prisma-adapter): `name`
 //     DriverAdapterError, its `cause` is `{ kind, originalCode?, code? }`, originalCode being the SQLSTATE;
 //   - a Prisma client error: PrismaClientKnownRequestError with a P-code, the adapter error in

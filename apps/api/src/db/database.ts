@@ -6,12 +6,19 @@ import { ConfigError } from '../config-error.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS } from './database-limits.js';
-import { guardAdapter, guardAdapterFactory } from './guarded-adapter.js';
+import { guardAdapter, guardAdapterFactory, guarded } from './guarded-adapter.js';
 import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
 import { pgMigrationAdapter } from './migration-adapters.js';
 import { probePooler } from './pooler.js';
 import { createReadReplicas, type ReadReplicas } from './read-replicas.js';
-import { createSql, createStatementNamer, type Sql, type StatementMode, type StatementNamer } from './sql.js';
+import {
+  createAdapterSql,
+  createPgSql,
+  createStatementNamer,
+  type Sql,
+  type StatementMode,
+  type StatementNamer,
+} from './sql.js';
 
 // The generated client stays behind db/ (.dependency-cruiser.cjs): the rest of the api names its type from here.
 export type { PrismaClient };
@@ -39,7 +46,7 @@ export interface Database {
   /** For logs and the startup line; never contains a password. */
   description: string;
   prisma: PrismaClient;
-  /** The hot statements, through Prisma's driver adapter without the client's query pipeline (db/sql.ts). */
+  /** The hot statements without the client's query pipeline: straight on pg, or PGlite's driver adapter (db/sql.ts). */
   sql: Sql;
   /** How the hot statements are sent right now (DATABASE_STATEMENTS; PGlite has no pooler: named is moot). */
   statements(): 'named' | 'unnamed';
@@ -147,16 +154,12 @@ function openPool(url: string, poolSize: number, limits: DatabaseLimits, logger:
   return pool;
 }
 
-/** The hot statements on `pool`, guarded, named per `namer`. */
-async function openSql(pool: pg.Pool, namer: StatementNamer, logger: Logger): Promise<Sql> {
-  return createSql(
-    guardAdapter(
-      await new PrismaPg(pool, { statementNameGenerator: (query) => namer.name(query) }).connect(),
-      { logger, retryReads: true },
-    ),
-    { namer },
-  );
-}
+/** The hot statements straight on `pool`, guarded, named per `namer`. */
+const openSql = (pool: pg.Pool, namer: StatementNamer, logger: Logger): Sql =>
+  createPgSql(pool, {
+    namer,
+    guard: (statement, run) => guarded({ logger, retryReads: true }, statement, run),
+  });
 
 /** `text` of the one row `statement` returns (a WAL position), straight on the pool: no guard, no log. */
 const positionOn = (pool: pg.Pool, statement: string) => async () =>
@@ -196,7 +199,7 @@ export async function openDatabase({
     ) {
       namer.unname();
     }
-    const sql = await openSql(pool, namer, logger);
+    const sql = openSql(pool, namer, logger);
     // Read replicas: each its own pool, the same limits and statement mode (auto falls back on its own).
     const replicaPools = readUrls.map((url) => openPool(url, poolSize, limits, logger));
     const replicas =
@@ -206,13 +209,11 @@ export async function openDatabase({
             primary: sql,
             primaryPosition: async () =>
               (await positionOn(pool, 'SELECT pg_current_wal_lsn()::text')()) ?? '',
-            replicas: await Promise.all(
-              replicaPools.map(async (replicaPool, index) => ({
-                name: redactUrl(readUrls[index] as string),
-                sql: await openSql(replicaPool, namerFor(readUrls[index] as string), logger),
-                replayPosition: positionOn(replicaPool, 'SELECT pg_last_wal_replay_lsn()::text'),
-              })),
-            ),
+            replicas: replicaPools.map((replicaPool, index) => ({
+              name: redactUrl(readUrls[index] as string),
+              sql: openSql(replicaPool, namerFor(readUrls[index] as string), logger),
+              replayPosition: positionOn(replicaPool, 'SELECT pg_last_wal_replay_lsn()::text'),
+            })),
             logger,
             maxLagMs: readMaxLagMs,
           });
@@ -270,7 +271,7 @@ export async function openDatabase({
   // One in-process database: nothing to retry on, but its failures are logged and classified the same way.
   const guard = { logger, retryReads: false };
   const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPGlite(pglite), guard) });
-  const sql = createSql(guardAdapter(await new PrismaPGlite(pglite).connect(), guard));
+  const sql = createAdapterSql(guardAdapter(await new PrismaPGlite(pglite).connect(), guard));
   return {
     kind: 'pglite',
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,

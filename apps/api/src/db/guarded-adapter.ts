@@ -8,12 +8,13 @@ import type {
 import type { Logger } from '../logger.js';
 import { classifyDatabaseError, type DatabaseUnavailable } from './database-errors.js';
 
-// Every statement of the app, the Prisma client's and our hot ones (db/sql.ts), goes through a driver adapter;
-// this wraps it once, so that a database that cannot serve a statement is
+// Every statement of the app goes through a driver adapter (the Prisma client's; on PGlite our hot ones too) or,
+// on PostgreSQL, straight on the pool (our hot ones, db/sql.ts); this wraps each once, so that a database that
+// cannot serve a statement is
 //   - logged once, at warn, with its SQLSTATE (the transports answer 503 and log nothing more: it is not a bug);
 //   - retried once when that is safe and useful: a read (a statement that starts with SELECT; ours have no side
 //     effects), outside a transaction, whose connection was lost or refused (not a time limit: see below) before
-//     any row reached us (the adapters return all rows at once, so a failed statement returned none). On
+//     any row reached us (the adapters and pg return all rows at once, so a failed statement returned none). On
 //     PostgreSQL each such statement checks a connection out of the pool, and pg-pool discards the one that
 //     failed, so the retry runs on another connection. Writes are never repeated here: one whose connection died
 //     may have committed, and only the client's Idempotency-Key can settle that (db/database-errors.ts says so in
@@ -70,35 +71,46 @@ function guardTransaction(transaction: Transaction, options: GuardOptions): Tran
   });
 }
 
+/**
+ * Runs one statement outside a transaction (`run` sends it), with its availability failure logged and, when it is
+ * a read, retried once (see the module comment). Other errors pass through untouched. The adapter's queryRaw goes
+ * through here, and so do the hot statements sent straight on pg (db/sql.ts).
+ */
+export async function guarded<T>(
+  options: GuardOptions,
+  statement: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const unavailable = classifyDatabaseError(error);
+    if (unavailable === undefined) throw error;
+    // A time limit hit is a stuck or partitioned database, not a dead connection: a second try would only
+    // double the caller's wait (and the stall's load), so it answers 503 at once.
+    if (!options.retryReads || unavailable.timedOut || !READ.test(statement)) {
+      logUnavailable(options.logger, unavailable, error, { statement, retried: false });
+      throw error;
+    }
+    try {
+      const result = await run();
+      options.logger.warn(
+        { reason: unavailable.reason, statement: statement.slice(0, 60), err: error },
+        'database unavailable for a read; it succeeded on a second connection',
+      );
+      return result;
+    } catch (again) {
+      const still = classifyDatabaseError(again);
+      if (still !== undefined) logUnavailable(options.logger, still, again, { statement, retried: true });
+      throw again;
+    }
+  }
+}
+
 /** The adapter with its availability failures logged and its reads retried once (see the module comment). */
 export function guardAdapter(adapter: SqlDriverAdapter, options: GuardOptions): SqlDriverAdapter {
-  const queryRaw = async (query: SqlQuery): Promise<SqlResultSet> => {
-    try {
-      return await adapter.queryRaw(query);
-    } catch (error) {
-      const unavailable = classifyDatabaseError(error);
-      if (unavailable === undefined) throw error;
-      // A time limit hit is a stuck or partitioned database, not a dead connection: a second try would only
-      // double the caller's wait (and the stall's load), so it answers 503 at once.
-      if (!options.retryReads || unavailable.timedOut || !READ.test(query.sql)) {
-        logUnavailable(options.logger, unavailable, error, { statement: query.sql, retried: false });
-        throw error;
-      }
-      try {
-        const result = await adapter.queryRaw(query);
-        options.logger.warn(
-          { reason: unavailable.reason, statement: query.sql.slice(0, 60), err: error },
-          'database unavailable for a read; it succeeded on a second connection',
-        );
-        return result;
-      } catch (again) {
-        const still = classifyDatabaseError(again);
-        if (still !== undefined)
-          logUnavailable(options.logger, still, again, { statement: query.sql, retried: true });
-        throw again;
-      }
-    }
-  };
+  const queryRaw = (query: SqlQuery): Promise<SqlResultSet> =>
+    guarded(options, query.sql, () => adapter.queryRaw(query));
   return new Proxy(adapter, {
     get(target, property) {
       const value = Reflect.get(target, property, target);

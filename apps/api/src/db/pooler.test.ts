@@ -1,6 +1,5 @@
 // Named and unnamed statements behind a real transaction-mode pooler: Debian's PgBouncer 1.18 (no
 // prepared-statement tracking) in front of a test database, started by the test (test/reliability/pgbouncer.ts).
-import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
@@ -9,8 +8,9 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/test-d
 import { ConfigError } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openDatabase } from './database.js';
+import { guarded } from './guarded-adapter.js';
 import { probePooler } from './pooler.js';
-import { createSql, createStatementNamer, type StatementMode } from './sql.js';
+import { createPgSql, createStatementNamer, type StatementMode } from './sql.js';
 
 let testDatabase: TestDatabase;
 let transaction: Pgbouncer;
@@ -82,7 +82,7 @@ describe('probePooler: is a transaction-mode pooler between the api and PostgreS
 });
 
 describe('DATABASE_STATEMENTS through PgBouncer 1.18 in transaction mode', () => {
-  /** The api's hot-statement path on `url`, with the given namer, without the start-up probe. */
+  /** The api's hot-statement path on `url` (straight on pg), with the given namer, without the start-up probe. */
   async function withSql<T>(
     url: string,
     mode: StatementMode,
@@ -91,10 +91,10 @@ describe('DATABASE_STATEMENTS through PgBouncer 1.18 in transaction mode', () =>
   ): Promise<T> {
     return withPool(url, async (pool) => {
       const namer = createStatementNamer(mode, onFallBack === undefined ? {} : { onFallBack });
-      const adapter = await new PrismaPg(pool, {
-        statementNameGenerator: (query) => namer.name(query),
-      }).connect();
-      const sql = createSql(adapter, { namer });
+      const sql = createPgSql(pool, {
+        namer,
+        guard: (statement, run) => guarded({ logger, retryReads: true }, statement, run),
+      });
       return use((statement, n) => sql.rows(statement, [{ value: n, type: 'int' }]));
     });
   }

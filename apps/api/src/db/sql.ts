@@ -1,17 +1,33 @@
 import type { ArgScalarType, SqlQueryable } from '@prisma/driver-adapter-utils';
+import type pg from 'pg';
 import { sqlStateOf } from './database-errors.js';
 
-// The hot statements go to the database through Prisma's own driver adapter (the same pool, the same PGlite, the
-// same error kinds) but not through the Prisma client's query pipeline, which measured at about 130 µs of CPU per
-// query against 60 µs for the same statement sent through the adapter (docs/performance-history.md, the full run of
-// 2026-11-23). The rule (docs/development.md#layers): a statement that runs on an API call's path is SQL
+// The hot statements skip the Prisma client's query pipeline, which measured at about 130 µs of CPU per query
+// against 60 µs for the same statement sent through Prisma's driver adapter (docs/performance-history.md, the full
+// run of 2026-11-23). The rule (docs/development.md#layers): a statement that runs on an API call's path is SQL
 // text sent through `Sql` (pets/pets.service.ts: list, read and create a pet and its idempotency records;
 // keys/api-keys.service.ts: the issued-key lookup; limits/rate-limit.store.ts: charging a rate limit), and so is
 // start-up's migration check (db/applied-migrations.ts, so that a restart never loads the client's pipeline).
 // Everything else uses the Prisma client. Which modules may import this one is in .dependency-cruiser.cjs.
+//
+// Two ways to send them, one result:
+//   - PostgreSQL: straight on the pg.Pool (createPgSql), as the reference servers do: no driver adapter, so none of
+//     its per-query work (debug calls, argument and argType conversion, column-type mapping). Rows are pg's own
+//     parse of the text format, which for every column our statements return is what the adapter returns: int8 as
+//     its digits (a string; see int8 below), int2/int4 as numbers, booleans, text, bytea as a Buffer, NULL as null.
+//     (The two differ on date, timestamp and json columns, which the adapter returns as text: none of ours
+//     returns one.) Errors are pg's own, not wrapped in a DriverAdapterError; db/database-errors.ts reads both
+//     shapes alike. db/sql.pg.test.ts runs every statement both ways, with the adapter as the oracle.
+//   - PGlite: through its driver adapter (createAdapterSql), in process, with no pool to go straight to.
 
-/** A statement argument and the type Prisma's adapters expect for it. */
-export type SqlArg = { value: string | number | bigint | Uint8Array | null; type: ArgScalarType };
+/** The argument types our statements use. */
+type SqlArgType = Extract<ArgScalarType, 'string' | 'int' | 'bigint' | 'bytes'>;
+
+/**
+ * A statement argument and its type. A bigint is sent as its digits (exact beyond 2^53), bytes as a bytea (a
+ * string typed `bytes` is base64, as Prisma's adapters read it), null as NULL.
+ */
+export type SqlArg = { value: string | number | bigint | Uint8Array | null; type: SqlArgType };
 
 export interface Sql {
   /** Runs one parameterised statement (`$1`, `$2`...) and returns its rows as arrays, columns in SELECT order. */
@@ -23,7 +39,8 @@ export interface CreateSqlOptions {
   namer?: StatementNamer;
 }
 
-export function createSql(queryable: SqlQueryable, { namer }: CreateSqlOptions = {}): Sql {
+/** The hot statements through a Prisma driver adapter (PGlite; on PostgreSQL, the oracle of db/sql.pg.test.ts). */
+export function createAdapterSql(queryable: SqlQueryable, { namer }: CreateSqlOptions = {}): Sql {
   const run = async (statement: string, args: readonly SqlArg[]) =>
     (
       await queryable.queryRaw({
@@ -32,6 +49,49 @@ export function createSql(queryable: SqlQueryable, { namer }: CreateSqlOptions =
         argTypes: args.map((arg) => ({ scalarType: arg.type, arity: 'scalar' })),
       })
     ).rows;
+  return {
+    async rows(statement, args = []) {
+      try {
+        return await run(statement, args);
+      } catch (error) {
+        // The statement failed at Parse or Bind, before it ran: safe to send again, unnamed.
+        if (namer?.fallBackOn(error) !== true) throw error;
+        return await run(statement, args);
+      }
+    },
+  };
+}
+
+/** A value as pg sends it: pg itself writes a bigint as its digits and a Uint8Array as a bytea. */
+const pgValue = ({ value, type }: SqlArg) =>
+  typeof value === 'string' && type === 'bytes' ? Buffer.from(value, 'base64') : value;
+
+interface CreatePgSqlOptions extends CreateSqlOptions {
+  /**
+   * Runs each statement (`run` sends it once): db/guarded-adapter.ts's `guarded`, which logs availability failures
+   * and retries a read once, as it does on the adapter path. Handed in, so that this module stays free of the
+   * logger's imports (config.ts names StatementMode from here).
+   */
+  guard: <T>(statement: string, run: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * The hot statements straight on a pg pool (see the module comment): each statement checks a connection out of
+ * `pool` for itself, named per `namer`, its rows as arrays.
+ */
+export function createPgSql(pool: pg.Pool, { namer, guard }: CreatePgSqlOptions): Sql {
+  const run = (statement: string, args: readonly SqlArg[]) =>
+    guard(statement, async () => {
+      const values = new Array<unknown>(args.length);
+      for (let index = 0; index < args.length; index++) values[index] = pgValue(args[index] as SqlArg);
+      const result = await pool.query<unknown[]>({
+        name: namer?.name({ sql: statement }),
+        text: statement,
+        values,
+        rowMode: 'array',
+      });
+      return result.rows;
+    });
   return {
     async rows(statement, args = []) {
       try {
@@ -61,7 +121,10 @@ export type StatementMode = 'auto' | 'named' | 'unnamed';
 const NAME_CLASHES = new Set(['42P05', '26000']);
 
 export interface StatementNamer {
-  /** The name for a statement text ('' is pg's unnamed statement): pass to PrismaPg as statementNameGenerator. */
+  /**
+   * The name for a statement text ('' is pg's unnamed statement); on the adapter path, PrismaPg's
+   * statementNameGenerator.
+   */
   name(query: { sql: string }): string;
   /** True while statements are named. */
   readonly named: boolean;
@@ -113,6 +176,9 @@ export function createStatementNamer(
   };
 }
 
-/** An int8 column as the adapters return it (text from pg, bigint or number from PGlite), as a bigint. */
+/**
+ * An int8 column as it comes (its digits from pg, straight or through the adapter; a bigint or a number from PGlite),
+ * as a bigint.
+ */
 export const int8 = (value: unknown): bigint =>
   typeof value === 'bigint' ? value : BigInt(value as string | number);
