@@ -12,7 +12,12 @@ export function petJson(pet: Pet): string {
 
 /** The listPets body: a bare JSON array of Pet. */
 export function petsJson(pets: readonly Pet[]): string {
-  return `[${pets.map(petJson).join(',')}]`;
+  // One string built in place: no array of pet texts to allocate, join and collect (a 100-pet page writes 100).
+  let text = '[';
+  for (let index = 0; index < pets.length; index++) {
+    text += index === 0 ? petJson(pets[index] as Pet) : `,${petJson(pets[index] as Pet)}`;
+  }
+  return `${text}]`;
 }
 
 /** The hot writers, by the contract's name for the body they write; other bodies use stringifyJson. */
