@@ -46,19 +46,20 @@ export function stockResponseCompression(): RequestHandler {
  */
 const SUPPORTED_CODINGS = ['br', 'gzip', 'deflate', 'identity'];
 const PREFERRED_CODINGS = ['br', 'gzip'];
+const IDENTITY_ONLY: readonly string[] = ['identity'];
 type CodingNegotiator = {
-  encoding(available: readonly string[], preferred: readonly string[]): string | undefined;
+  encodings(available: readonly string[], preferred: readonly string[]): string[];
 };
 
-/** Whether compression would ever code a body for this request: it needs a coding other than identity. */
-function acceptsACoding(req: Request): boolean {
-  // compression: no (or an empty) Accept-Encoding means identity, whatever the negotiation says.
-  if (!req.headers['accept-encoding']) return false;
-  const coding = (new Negotiator(req) as unknown as CodingNegotiator).encoding(
-    SUPPORTED_CODINGS,
-    PREFERRED_CODINGS,
-  );
-  return coding !== undefined && coding !== 'identity';
+/**
+ * The codings compression may use for this request, best first, as its negotiation orders them: a coding first
+ * means it may code the body (when it is large enough, and so on); `identity` missing means the client refuses it
+ * (our rule: code even a small body). Empty, or `identity` first: it will code nothing. compression takes no (or an
+ * empty) Accept-Encoding as identity, whatever the negotiation would say.
+ */
+function acceptableCodings(req: Request): readonly string[] {
+  if (!req.headers['accept-encoding']) return IDENTITY_ONLY;
+  return (new Negotiator(req) as unknown as CodingNegotiator).encodings(SUPPORTED_CODINGS, PREFERRED_CODINGS);
 }
 
 /** compression's `shouldTransform`: `Cache-Control: no-transform` forbids coding, and then it adds no Vary. */
@@ -126,12 +127,13 @@ function varyOnly(req: Request, res: Response): void {
 export function responseCompression(): RequestHandler {
   const { aboveThreshold, whateverSize } = stockMiddlewares();
   return (req, res, next) => {
-    if (!acceptsACoding(req)) {
+    const codings = acceptableCodings(req);
+    const best = codings[0];
+    if (best === undefined || best === 'identity') {
       varyOnly(req, res);
       next();
       return;
     }
-    const identityRefused = new Negotiator(req).encodings(['identity']).length === 0;
-    (identityRefused ? whateverSize : aboveThreshold)(req, res, next);
+    (codings.includes('identity') ? aboveThreshold : whateverSize)(req, res, next);
   };
 }
