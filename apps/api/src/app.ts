@@ -12,7 +12,6 @@ import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
 import { appliedMigrationNames } from './db/applied-migrations.js';
-import type { PrismaClient } from './db/database.js';
 import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
@@ -36,8 +35,11 @@ import { createAppRouter } from './trpc/router.js';
 import { trpcMiddleware } from './trpc/trpc.express.js';
 
 export interface AppDeps {
-  prisma: PrismaClient;
-  /** The hot statements (db/sql.ts), on the same database as `prisma`. */
+  /**
+   * The database: the hot statements (db/sql.ts). Everything the server asks, /readyz and the rate-limit sweep
+   * included, goes this way and never through the Prisma client, whose first query would load its WebAssembly
+   * query compiler (about 24 MB resident, issue 28).
+   */
   sql: Sql;
   /** Reads on streaming replicas with read-your-writes (DATABASE_READ_URL); every read on `sql` when absent. */
   replicas?: Pick<ReadReplicas, 'reads' | 'afterWrite' | 'withRequest'> | undefined;
@@ -112,7 +114,7 @@ function trpcOutputWriters(operations: Readonly<Record<string, OperationContract
 
 /** Builds the Express app from its dependencies. It never listens: main (or a test) does. */
 export function createApp(deps: AppDeps): express.Express {
-  const { prisma, logger } = deps;
+  const { logger } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -137,7 +139,7 @@ export function createApp(deps: AppDeps): express.Express {
     rateLimit:
       limit === undefined
         ? undefined
-        : createRateLimiter(createRateLimitStore(prisma, deps.sql), {
+        : createRateLimiter(createRateLimitStore(deps.sql), {
             limit,
             onSweepError: (error) => logger.warn({ err: error }, 'could not sweep old rate-limit windows'),
           }),
@@ -198,7 +200,8 @@ export function createApp(deps: AppDeps): express.Express {
   );
   if (deps.metrics !== undefined || deps.tracer !== undefined) app.use(labelOtherRoutes);
   app.use(
-    (deps.health ?? createHealth({ ...deps, appliedMigrations: () => appliedMigrationNames(prisma) })).router,
+    (deps.health ?? createHealth({ ...deps, appliedMigrations: () => appliedMigrationNames(deps.sql) }))
+      .router,
   );
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
   app.use('/docs', helmet());

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const servers = publicServers(config);
   const migrations = await listMigrationNames();
   const health = createHealth({
-    appliedMigrations: () => appliedMigrationNames(database.prisma),
+    appliedMigrations: () => appliedMigrationNames(database.sql),
     migrations,
     logger,
   });
@@ -79,7 +79,6 @@ async function main(): Promise<void> {
           readRoutes: database.replicas?.routes,
         });
   const app = createApp({
-    prisma: database.prisma,
     sql: tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind),
     replicas:
       database.replicas === undefined || tracing === undefined

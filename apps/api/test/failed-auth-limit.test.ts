@@ -20,7 +20,6 @@ describe('failed authentications are limited per client address', () => {
     database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
     await applyPendingMigrations(database.migrationAdapter);
     const app = createApp({
-      prisma: database.prisma,
       sql: database.sql,
       logger,
       apiKeys: [TEST_API_KEY],

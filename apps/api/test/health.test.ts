@@ -8,7 +8,7 @@ import { createApp } from '../src/app.js';
 import { appliedMigrationNames } from '../src/db/applied-migrations.js';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
-import type { PrismaClient } from '../src/generated/prisma/client.js';
+import type { Sql } from '../src/db/sql.js';
 import { createHealth, type HealthOptions } from '../src/http/health.js';
 import type { Logger } from '../src/logger.js';
 import { call, expectError } from './support/http.js';
@@ -31,21 +31,18 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** The Prisma client, counting the raw queries made through it. */
-function countingPrisma(prisma: PrismaClient): { prisma: PrismaClient; queries: () => number } {
+/** The hot statements, counting the statements sent through them. */
+function countingSql(sql: Sql): { sql: Sql; queries: () => number } {
   let queries = 0;
-  const counting = new Proxy(prisma, {
-    get(target, property, receiver) {
-      if (property === '$queryRaw') {
-        return (...args: Parameters<PrismaClient['$queryRaw']>) => {
-          queries++;
-          return target.$queryRaw(...args);
-        };
-      }
-      return Reflect.get(target, property, receiver);
+  return {
+    sql: {
+      rows(statement, args) {
+        queries++;
+        return sql.rows(statement, args);
+      },
     },
-  });
-  return { prisma: counting, queries: () => queries };
+    queries: () => queries,
+  };
 }
 
 /** A logger whose lines the test can read. */
@@ -62,15 +59,14 @@ function capturingLogger(): { logger: Logger; lines: () => string } {
 
 async function serve(options: Partial<HealthOptions> = {}) {
   const { logger, lines } = capturingLogger();
-  const counted = countingPrisma(database.prisma);
+  const counted = countingSql(database.sql);
   const health = createHealth({
-    appliedMigrations: () => appliedMigrationNames(counted.prisma),
+    appliedMigrations: () => appliedMigrationNames(counted.sql),
     migrations,
     logger,
     ...options,
   });
   const app = createApp({
-    prisma: database.prisma,
     sql: database.sql,
     logger,
     apiKeys: [TEST_API_KEY],

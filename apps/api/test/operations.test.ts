@@ -112,9 +112,7 @@ describe('readiness', () => {
     const database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
     await applyPendingMigrations(database.migrationAdapter);
     const migrations = [...(await listMigrationNames()), '29991231000000_from_the_future'];
-    const api = await listen(
-      createApp({ prisma: database.prisma, sql: database.sql, logger, apiKeys: [TEST_API_KEY], migrations }),
-    );
+    const api = await listen(createApp({ sql: database.sql, logger, apiKeys: [TEST_API_KEY], migrations }));
     try {
       const reply = await call(api.baseUrl.replace(/\/v1$/, ''), '/readyz', { apiKey: null });
       expectError(reply, 503, 'service_unavailable');
@@ -138,7 +136,6 @@ describe('database unreachable', () => {
     });
     api = await listen(
       createApp({
-        prisma: database.prisma,
         sql: database.sql,
         logger,
         apiKeys: [TEST_API_KEY],
@@ -211,7 +208,6 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
       if (i === 0) await applyPendingMigrations(db.migrationAdapter);
       const api = await listen(
         createApp({
-          prisma: db.prisma,
           sql: db.sql,
           logger,
           apiKeys: [TEST_API_KEY, OTHER_API_KEY, THIRD_API_KEY],
@@ -361,7 +357,6 @@ describe('pnpm keys (the CLI)', () => {
     const database2 = await openDatabase({ databaseUrl: database.url, dataDir: '', logger });
     const api = await listen(
       createApp({
-        prisma: database2.prisma,
         sql: database2.sql,
         logger,
         apiKeys: [TEST_API_KEY],

@@ -32,7 +32,6 @@ beforeAll(async () => {
   database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
   await applyPendingMigrations(database.migrationAdapter);
   const app = createApp({
-    prisma: database.prisma,
     sql: database.sql,
     logger,
     apiKeys: [TEST_API_KEY],

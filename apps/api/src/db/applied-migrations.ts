@@ -1,15 +1,21 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import { findPrismaPath, listMigrationNames } from './migration-files.js';
 import type { Sql } from './sql.js';
 
-/** The migrations Prisma's `_prisma_migrations` table records as applied: finished and not rolled back. */
-export async function appliedMigrationNames(prisma: PrismaClient): Promise<string[]> {
-  const rows = await prisma.$queryRaw<{ migration_name: string }[]>`
-    SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-  return rows.map((row) => row.migration_name);
+/**
+ * The migrations Prisma's `_prisma_migrations` table records as applied: finished and not rolled back.
+ *
+ * Asked on `sql` (db/sql.ts), not through the Prisma client: /readyz asks it every second or so, and the client's
+ * first query loads its WebAssembly query compiler, about 24 MB of resident memory that the server otherwise never
+ * needs (issue 28). Its rows were the same either way: one column of text.
+ */
+export async function appliedMigrationNames(sql: Sql): Promise<string[]> {
+  const rows = await sql.rows(
+    'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+  );
+  return rows.map(([name]) => name as string);
 }
 
 /**

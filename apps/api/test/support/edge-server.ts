@@ -23,7 +23,6 @@ export async function startEdgeServer(): Promise<EdgeServer> {
   try {
     await applyPendingMigrations(database.migrationAdapter);
     const app = createApp({
-      prisma: database.prisma,
       sql: database.sql,
       logger,
       apiKeys: [TEST_API_KEY],

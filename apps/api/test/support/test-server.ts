@@ -56,7 +56,6 @@ export async function startTestServer(
   });
   if (databaseUrl === undefined) await applyPendingMigrations(database.migrationAdapter);
   const app = createApp({
-    prisma: database.prisma,
     sql: database.sql,
     logger,
     apiKeys: [TEST_API_KEY, OTHER_API_KEY],

@@ -1,0 +1,120 @@
+// The rate-limit store's sweep is a hot statement (db/sql.ts) instead of the Prisma client's deleteMany, so that
+// the server never loads the client's query compiler (issue 28). It must forget exactly the windows deleteMany
+// forgets: checked here on generated windows and cut-offs, deleteMany as the oracle, on a real (in-memory PGlite)
+// database.
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appliedMigrationNames } from '../src/db/applied-migrations.js';
+import { type Database, openDatabase } from '../src/db/database.js';
+import { applyPendingMigrations } from '../src/db/migrate.js';
+import { createRateLimitStore } from '../src/limits/rate-limit.store.js';
+
+let database: Database;
+beforeAll(async () => {
+  database = await openDatabase({
+    databaseUrl: undefined,
+    dataDir: 'memory://',
+    logger: pino({ level: 'silent' }),
+  });
+  await applyPendingMigrations(database.migrationAdapter);
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+// Millisecond dates over the years the column holds without surprises (timestamptz(0) rounds to the second, so
+// cut-offs within a second of a window are the interesting ones: see the cut-offs below).
+const MIN = Date.UTC(1990, 0, 1);
+const MAX = Date.UTC(2090, 0, 1);
+const instant = fc.integer({ min: MIN, max: MAX });
+const window = fc.record({
+  subject: fc.string({ maxLength: 12 }),
+  start: instant,
+  count: fc.integer({ min: 1, max: 5 }),
+});
+
+/** What is left in the table, in a stable order. */
+async function remaining(): Promise<string[]> {
+  const rows = await database.sql.rows(
+    'SELECT subject, window_start::text, count FROM rate_limit_windows ORDER BY subject, window_start',
+  );
+  return rows.map((row) => JSON.stringify(row));
+}
+
+describe('rate-limit store sweep', () => {
+  it("forgets exactly the windows Prisma's deleteMany forgets", async () => {
+    const store = createRateLimitStore(database.sql);
+    const fill = async (windows: { subject: string; start: number; count: number }[]) => {
+      await database.sql.rows('DELETE FROM rate_limit_windows');
+      for (const { subject, start, count } of windows) await store.charge(subject, new Date(start), count);
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(window, { maxLength: 12 }),
+        // A cut-off anywhere; or near one of the windows: a few milliseconds either side, or on one of the whole
+        // seconds around it (the column keeps whole seconds, so a cut-off equal to a stored window is one of them).
+        fc.oneof(
+          instant.map((at) => () => at),
+          fc.tuple(fc.nat(), fc.integer({ min: -1_500, max: 1_500 })).map(
+            ([pick, offset]) =>
+              (starts: number[]) =>
+                (starts[pick % starts.length] ?? MIN) + offset,
+          ),
+          fc.tuple(fc.nat(), fc.integer({ min: -2, max: 2 })).map(
+            ([pick, seconds]) =>
+              (starts: number[]) =>
+                (Math.floor((starts[pick % starts.length] ?? MIN) / 1000) + seconds) * 1000,
+          ),
+        ),
+        async (windows, cutOff) => {
+          const before = new Date(cutOff(windows.map((each) => each.start)));
+          await fill(windows);
+          await database.prisma.rateLimitWindow.deleteMany({ where: { windowStart: { lt: before } } });
+          const expected = await remaining();
+          await fill(windows);
+          await store.sweep(before);
+          expect(await remaining()).toEqual(expected);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+// /readyz's question moved off the Prisma client for the same reason: the same answer as the client's $queryRaw
+// gave, on generated migration histories (finished or not, rolled back or not).
+describe('applied migrations', () => {
+  it("answers what the Prisma client's query answered", async () => {
+    const entry = fc.record({
+      name: fc.string({ minLength: 1, maxLength: 20 }),
+      finished: fc.boolean(),
+      rolledBack: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(entry, { selector: (each) => each.name, maxLength: 8 }),
+        async (entries) => {
+          await database.sql.rows("DELETE FROM _prisma_migrations WHERE id LIKE 'generated-%'");
+          for (const [index, { name, finished, rolledBack }] of entries.entries()) {
+            await database.sql.rows(
+              `INSERT INTO _prisma_migrations (id, checksum, migration_name, finished_at, rolled_back_at, applied_steps_count)
+             VALUES ($1, '', $2, ${finished ? 'now()' : 'NULL'}, ${rolledBack ? 'now()' : 'NULL'}, 1)`,
+              [
+                { value: `generated-${index}`, type: 'string' },
+                { value: `generated ${name}`, type: 'string' },
+              ],
+            );
+          }
+          const stock = await database.prisma.$queryRaw<{ migration_name: string }[]>`
+          SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+          expect(new Set(await appliedMigrationNames(database.sql))).toEqual(
+            new Set(stock.map((row) => row.migration_name)),
+          );
+        },
+      ),
+      { numRuns: 100 },
+    );
+    await database.sql.rows("DELETE FROM _prisma_migrations WHERE id LIKE 'generated-%'");
+  });
+});
