@@ -26,8 +26,8 @@ import { createRateLimitStore } from '../limits/rate-limit.store.js';
 import { createLogger } from '../logger.js';
 import { encodePetCursor } from '../pets/pet-cursor.js';
 import { createPetsService } from '../pets/pets.service.js';
-import { migrationsAreCurrent } from './applied-migrations.js';
-import { openDatabase, type PrismaClient } from './database.js';
+import { appliedMigrationNames, migrationsAreCurrent } from './applied-migrations.js';
+import { openDatabase } from './database.js';
 import { classifyDatabaseError, sqlStateOf } from './database-errors.js';
 import { guardAdapter, guarded } from './guarded-adapter.js';
 import { applyPendingMigrations } from './migrate.js';
@@ -188,7 +188,12 @@ const command = fc.oneof(
       fc.constantFrom(0, 1, 2).map((index) => ISSUED[index] as Buffer),
     ),
   }),
+  fc.record({
+    kind: fc.constant('sweep' as const),
+    before: fc.constantFrom(0, 60_000, 1_700_000_000_000, 1_700_000_060_000),
+  }),
   fc.constant({ kind: 'migrations' as const }),
+  fc.constant({ kind: 'applied' as const }),
 );
 type Command = typeof command extends fc.Arbitrary<infer C> ? C : never;
 
@@ -250,7 +255,7 @@ describe('the hot statements straight on pg answer what the driver adapter answe
         }),
       };
       const lookup = createIssuedKeyLookup(tee.sql);
-      const limits = createRateLimitStore(undefined as unknown as PrismaClient, tee.sql);
+      const limits = createRateLimitStore(tee.sql);
 
       const run = async (each: Command): Promise<unknown> => {
         switch (each.kind) {
@@ -274,8 +279,12 @@ describe('the hot statements straight on pg answer what the driver adapter answe
             return limits.charge(each.subject, new Date(each.window), each.cost);
           case 'lookup':
             return lookup(each.keyHash);
+          case 'sweep':
+            return limits.sweep(new Date(each.before));
           case 'migrations':
             return migrationsAreCurrent(tee.sql);
+          case 'applied':
+            return appliedMigrationNames(tee.sql);
         }
       };
 
@@ -462,7 +471,7 @@ describe('failures straight on pg get the verdict they get through the adapter',
 });
 
 /** Call sites of `.rows(` in src that send a statement of their own (the wrappers pass theirs on). */
-const HOT_STATEMENTS = 12;
+const HOT_STATEMENTS = 14;
 
 it('no hot statement is left out: src has as many `.rows(` call sites as the commands above send', async () => {
   const root = join(import.meta.dirname, '..');
