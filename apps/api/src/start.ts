@@ -7,6 +7,7 @@ import { appliedMigrationNames } from './db/applied-migrations.js';
 import { openDatabase } from './db/database.js';
 import { listMigrationNames, migrateIfNeeded } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
+import { capHeapGrowth } from './heap-tuning.js';
 import { publicServers } from './http/docs.js';
 import { createHealth } from './http/health.js';
 import { createLogger } from './logger.js';
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
   });
   // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
   // soon as it reads that line must get the drain, not Node's default of dying at once.
+  capHeapGrowth();
   const closers: (() => Promise<void>)[] = [];
   if (tracing !== undefined) closers.push(() => tracing.shutdown());
   exitGracefullyOnSignals({ server, database, health, logger, drainMs: config.shutdownDrainMs, closers });
