@@ -16,12 +16,45 @@ export function assertLoopback(url: string): void {
     throw new Error(`refusing to benchmark against ${host}: only 127.0.0.1 is allowed`);
 }
 
+/** A run's database: `petstore_bench_<pid of the run>_<ms>`. */
+const BENCH_DATABASE = /^petstore_bench_(\d+)_\d+$/;
+
+/** Whether a process with this pid is alive on this machine. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is just not ours to signal.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Drops the databases of earlier runs whose process is gone. A run drops its own in `finally`, but a run killed
+ * outright (SIGKILL, or a signal that ends it before the drop's round trip) cannot; the next run does.
+ */
+export async function dropAbandonedBenchDatabases(admin: pg.Client): Promise<string[]> {
+  const { rows } = await admin.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE datname LIKE 'petstore\\_bench\\_%'",
+  );
+  const abandoned = rows
+    .map((row) => row.datname)
+    .filter((name) => {
+      const pid = Number(BENCH_DATABASE.exec(name)?.[1] ?? Number.NaN);
+      return Number.isInteger(pid) && pid !== process.pid && !alive(pid);
+    });
+  for (const name of abandoned) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  return abandoned;
+}
+
 export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
   assertLoopback(adminUrl);
   const name = `petstore_bench_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
+    await dropAbandonedBenchDatabases(admin);
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
