@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { timeouts } from '../../tooling/vitest.shared.js';
-import { dropAbandonedBenchDatabases } from './bench-database.js';
+import { benchDatabaseName, dropAbandonedBenchDatabases } from './bench-database.js';
 
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const admin = new pg.Client({ connectionString: adminUrl });
@@ -33,10 +33,12 @@ it(
   async () => {
     running = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600000)']);
     const stamp = Date.now();
-    const abandoned = `petstore_bench_${await deadPid()}_${stamp}`;
-    const live = `petstore_bench_${running.pid}_${stamp}`;
-    const mine = `petstore_bench_${process.pid}_${stamp}`;
-    for (const name of [abandoned, live, mine]) {
+    const abandoned = benchDatabaseName(await deadPid(), stamp);
+    const live = benchDatabaseName(running.pid as number, stamp);
+    const mine = benchDatabaseName(process.pid, stamp);
+    // Another machine's run: its pid means nothing here, so it is never taken for abandoned.
+    const elsewhere = `petstore_bench_otherhost_${await deadPid()}_${stamp}`;
+    for (const name of [abandoned, live, mine, elsewhere]) {
       names.push(name);
       await admin.query(`CREATE DATABASE ${name}`);
     }
@@ -44,11 +46,12 @@ it(
     expect(dropped).toContain(abandoned);
     expect(dropped).not.toContain(live);
     expect(dropped).not.toContain(mine);
+    expect(dropped).not.toContain(elsewhere);
     const { rows } = await admin.query<{ datname: string }>(
       'SELECT datname FROM pg_database WHERE datname = ANY($1)',
-      [[abandoned, live, mine]],
+      [[abandoned, live, mine, elsewhere]],
     );
-    expect(rows.map((row) => row.datname).sort()).toEqual([live, mine].sort());
+    expect(rows.map((row) => row.datname).sort()).toEqual([live, mine, elsewhere].sort());
   },
   timeouts.server,
 );

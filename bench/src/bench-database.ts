@@ -1,4 +1,5 @@
 // A fresh PostgreSQL database per run, seeded after the api has migrated it, dropped at the end.
+import { hostname } from 'node:os';
 import pg from 'pg';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -16,8 +17,17 @@ export function assertLoopback(url: string): void {
     throw new Error(`refusing to benchmark against ${host}: only 127.0.0.1 is allowed`);
 }
 
-/** A run's database: `petstore_bench_<pid of the run>_<ms>`. */
-const BENCH_DATABASE = /^petstore_bench_(\d+)_\d+$/;
+/**
+ * This machine in a database name (letters and digits, at most 16): a run's pid means something only on the machine
+ * (the pid namespace) that started it, and another machine's runs may share the server.
+ */
+const HOST =
+  hostname()
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, 16) || 'host';
+/** A run's database: `petstore_bench_<host>_<pid of the run>_<ms>`. */
+const BENCH_DATABASE = new RegExp(`^petstore_bench_${HOST}_(\\d+)_\\d+$`);
 
 /** Whether a process with this pid is alive on this machine. */
 function alive(pid: number): boolean {
@@ -31,9 +41,12 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Drops the databases of earlier runs whose process is gone. A run drops its own in `finally`, but a run killed
+ * Drops the databases of earlier runs on this machine whose process is gone. A run drops its own in `finally`, but a run killed
  * outright (SIGKILL, or a signal that ends it before the drop's round trip) cannot; the next run does.
  */
+/** The database name of the run with this pid on this machine, started at `ms`. */
+export const benchDatabaseName = (pid: number, ms: number) => `petstore_bench_${HOST}_${pid}_${ms}`;
+
 export async function dropAbandonedBenchDatabases(admin: pg.Client): Promise<string[]> {
   const { rows } = await admin.query<{ datname: string }>(
     "SELECT datname FROM pg_database WHERE datname LIKE 'petstore\\_bench\\_%'",
@@ -50,7 +63,7 @@ export async function dropAbandonedBenchDatabases(admin: pg.Client): Promise<str
 
 export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
   assertLoopback(adminUrl);
-  const name = `petstore_bench_${process.pid}_${Date.now()}`;
+  const name = benchDatabaseName(process.pid, Date.now());
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

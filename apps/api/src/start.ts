@@ -60,8 +60,10 @@ async function main(): Promise<void> {
 
   const servers = publicServers(config);
   const migrations = await listMigrationNames();
+  // The hot statements, each with a client span of its own when tracing is on (readiness's included).
+  const sql = tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind);
   const health = createHealth({
-    appliedMigrations: () => appliedMigrationNames(database.sql),
+    appliedMigrations: () => appliedMigrationNames(sql),
     migrations,
     logger,
   });
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
           readRoutes: database.replicas?.routes,
         });
   const app = createApp({
-    sql: tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind),
+    sql,
     replicas:
       database.replicas === undefined || tracing === undefined
         ? database.replicas
@@ -103,9 +105,9 @@ async function main(): Promise<void> {
     server.once('error', (error) => reject(listenError(error, 'PORT', config.host, config.port)));
     server.listen(config.port, config.host);
   });
+  capHeapGrowth();
   // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
   // soon as it reads that line must get the drain, not Node's default of dying at once.
-  capHeapGrowth();
   const closers: (() => Promise<void>)[] = [];
   if (tracing !== undefined) closers.push(() => tracing.shutdown());
   exitGracefullyOnSignals({ server, database, health, logger, drainMs: config.shutdownDrainMs, closers });

@@ -6,9 +6,9 @@ import { sqlStateOf } from './database-errors.js';
 // against 60 µs for the same statement sent through Prisma's driver adapter (docs/performance-history.md, the full
 // run of 2026-11-23). The rule (docs/development.md#layers): a statement that runs on an API call's path is SQL
 // text sent through `Sql` (pets/pets.service.ts: list, read and create a pet and its idempotency records;
-// keys/api-keys.service.ts: the issued-key lookup; limits/rate-limit.store.ts: charging a rate limit), and so is
-// start-up's migration check (db/applied-migrations.ts, so that a restart never loads the client's pipeline).
-// Everything else uses the Prisma client. Which modules may import this one is in .dependency-cruiser.cjs.
+// keys/api-keys.service.ts: the issued-key lookup; limits/rate-limit.store.ts: charging a rate limit and its sweep),
+// and so are start-up's migration check and readiness (db/applied-migrations.ts): the server never queries through
+// the Prisma client, whose first query loads its query compiler (about 24 MB). The keys CLI uses the client. Which modules may import this one is in .dependency-cruiser.cjs.
 //
 // Two ways to send them, one result:
 //   - PostgreSQL: straight on the pg.Pool (createPgSql), as the reference servers do: no driver adapter, so none of

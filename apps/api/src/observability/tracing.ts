@@ -30,9 +30,10 @@ import type { TracedRequest, Tracing } from './request-tracer.js';
 // - A server span per request, named by its operation (`listPets`, `pets.list`; observability/operation-label.ts),
 //   a child of the caller's W3C `traceparent` when one came; the answer carries `traceresponse` (W3C Trace
 //   Context level 2) with this span's ids, so a caller without tracing can still find the trace.
-// - Prisma's own instrumentation (@prisma/instrumentation) for every Prisma client query (readiness, key
-//   management, rate limits). The hot statements (db/sql.ts) go straight to pg (PGlite: its driver
-//   adapter), where Prisma's instrumentation never sees them: traceSql gives each a client span of its own.
+// - Every statement the server sends (db/sql.ts: the API's operations, the access check, rate limits and their sweep,
+//   readiness) goes straight to pg (PGlite: its driver adapter), where Prisma's instrumentation never sees it:
+//   traceSql gives each a client span of its own. Prisma's own instrumentation (@prisma/instrumentation) stays for
+//   what still uses the Prisma client in the process (none of the server's paths today).
 // - Spans leave in batches over OTLP/HTTP (JSON) to the configured URL; the exporter reads its other standard
 //   variables itself (OTEL_EXPORTER_OTLP_HEADERS, ..._TIMEOUT, ..._COMPRESSION).
 
