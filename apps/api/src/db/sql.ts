@@ -39,16 +39,14 @@ export interface CreateSqlOptions {
   namer?: StatementNamer;
 }
 
-/** The hot statements through a Prisma driver adapter (PGlite; on PostgreSQL, the oracle of db/sql.pg.test.ts). */
-export function createAdapterSql(queryable: SqlQueryable, { namer }: CreateSqlOptions = {}): Sql {
-  const run = async (statement: string, args: readonly SqlArg[]) =>
-    (
-      await queryable.queryRaw({
-        sql: statement,
-        args: args.map((arg) => (typeof arg.value === 'bigint' ? arg.value.toString() : arg.value)),
-        argTypes: args.map((arg) => ({ scalarType: arg.type, arity: 'scalar' })),
-      })
-    ).rows;
+/**
+ * `Sql` over a function that sends a statement once: a statement refused because its prepared name is missing or
+ * taken on the server connection (`auto` mode, see StatementNamer) is sent again, unnamed.
+ */
+function withNameFallback(
+  run: (statement: string, args: readonly SqlArg[]) => Promise<unknown[][]>,
+  namer: StatementNamer | undefined,
+): Sql {
   return {
     async rows(statement, args = []) {
       try {
@@ -60,6 +58,19 @@ export function createAdapterSql(queryable: SqlQueryable, { namer }: CreateSqlOp
       }
     },
   };
+}
+
+/** The hot statements through a Prisma driver adapter (PGlite; on PostgreSQL, the oracle of db/sql.pg.test.ts). */
+export function createAdapterSql(queryable: SqlQueryable, { namer }: CreateSqlOptions = {}): Sql {
+  const run = async (statement: string, args: readonly SqlArg[]) =>
+    (
+      await queryable.queryRaw({
+        sql: statement,
+        args: args.map((arg) => (typeof arg.value === 'bigint' ? arg.value.toString() : arg.value)),
+        argTypes: args.map((arg) => ({ scalarType: arg.type, arity: 'scalar' })),
+      })
+    ).rows;
+  return withNameFallback(run, namer);
 }
 
 /** A value as pg sends it: pg itself writes a bigint as its digits and a Uint8Array as a bytea. */
@@ -92,17 +103,7 @@ export function createPgSql(pool: pg.Pool, { namer, guard }: CreatePgSqlOptions)
       });
       return result.rows;
     });
-  return {
-    async rows(statement, args = []) {
-      try {
-        return await run(statement, args);
-      } catch (error) {
-        // The statement failed at Parse or Bind, before it ran: safe to send again, unnamed.
-        if (namer?.fallBackOn(error) !== true) throw error;
-        return await run(statement, args);
-      }
-    },
-  };
+  return withNameFallback(run, namer);
 }
 
 /**
