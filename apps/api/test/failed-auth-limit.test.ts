@@ -5,10 +5,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { type Database, openDatabase } from '../src/db/database.js';
-import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { listMigrationNames } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
 import { atStartOfRateWindow } from './support/http.js';
+import { openMigratedMemoryDatabase } from './support/memory-database.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
 describe('failed authentications are limited per client address', () => {
@@ -17,8 +18,7 @@ describe('failed authentications are limited per client address', () => {
   let port: number;
   beforeAll(async () => {
     const logger = createLogger('silent');
-    database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
-    await applyPendingMigrations(database.migrationAdapter);
+    database = await openMigratedMemoryDatabase(logger);
     const app = createApp({
       sql: database.sql,
       logger,

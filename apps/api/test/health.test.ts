@@ -6,12 +6,13 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { appliedMigrationNames } from '../src/db/applied-migrations.js';
-import { type Database, openDatabase } from '../src/db/database.js';
-import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { listMigrationNames } from '../src/db/migrate.js';
 import type { Sql } from '../src/db/sql.js';
 import { createHealth, type HealthOptions } from '../src/http/health.js';
 import type { Logger } from '../src/logger.js';
 import { call, expectError } from './support/http.js';
+import { openMigratedMemoryDatabase } from './support/memory-database.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
 const FUTURE_MIGRATION = '29991231000000_from_the_future';
@@ -19,12 +20,7 @@ const FUTURE_MIGRATION = '29991231000000_from_the_future';
 let database: Database;
 let migrations: string[];
 beforeAll(async () => {
-  database = await openDatabase({
-    databaseUrl: undefined,
-    dataDir: 'memory://',
-    logger: pino({ level: 'silent' }),
-  });
-  await applyPendingMigrations(database.migrationAdapter);
+  database = await openMigratedMemoryDatabase();
   migrations = await listMigrationNames();
 });
 afterAll(async () => {

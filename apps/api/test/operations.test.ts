@@ -11,6 +11,7 @@ import { applyPendingMigrations, listMigrationNames, migrateIfNeeded } from '../
 import { createApiKeysService } from '../src/keys/api-keys.service.js';
 import { createLogger } from '../src/logger.js';
 import { atStartOfRateWindow, call, expectError } from './support/http.js';
+import { openMigratedMemoryDatabase } from './support/memory-database.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import {
   DATABASE_KINDS,
@@ -109,8 +110,7 @@ describe.each(DATABASE_KINDS)('operations on %s', (kind) => {
 
 describe('readiness', () => {
   it('/readyz is 503 when the database lacks a migration this build expects', async () => {
-    const database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
-    await applyPendingMigrations(database.migrationAdapter);
+    const database = await openMigratedMemoryDatabase(logger);
     const migrations = [...(await listMigrationNames()), '29991231000000_from_the_future'];
     const api = await listen(createApp({ sql: database.sql, logger, apiKeys: [TEST_API_KEY], migrations }));
     try {

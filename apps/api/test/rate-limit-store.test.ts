@@ -3,21 +3,15 @@
 // forgets: checked here on generated windows and cut-offs, deleteMany as the oracle, on a real (in-memory PGlite)
 // database.
 import fc from 'fast-check';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appliedMigrationNames } from '../src/db/applied-migrations.js';
-import { type Database, openDatabase } from '../src/db/database.js';
-import { applyPendingMigrations } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
 import { createRateLimitStore } from '../src/limits/rate-limit.store.js';
+import { openMigratedMemoryDatabase } from './support/memory-database.js';
 
 let database: Database;
 beforeAll(async () => {
-  database = await openDatabase({
-    databaseUrl: undefined,
-    dataDir: 'memory://',
-    logger: pino({ level: 'silent' }),
-  });
-  await applyPendingMigrations(database.migrationAdapter);
+  database = await openMigratedMemoryDatabase();
 });
 afterAll(async () => {
   await database?.close();

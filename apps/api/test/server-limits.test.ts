@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../../../tooling/vitest.shared.js';
 import { createApp } from '../src/app.js';
 import type { ServerLimits } from '../src/config.js';
-import { type Database, openDatabase } from '../src/db/database.js';
-import { applyPendingMigrations, listMigrationNames } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { listMigrationNames } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
 import { createHttpServer } from '../src/server-limits.js';
+import { openMigratedMemoryDatabase } from './support/memory-database.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
 const LIMITS: ServerLimits = {
@@ -29,8 +30,7 @@ let port: number;
 
 beforeAll(async () => {
   const logger = createLogger('silent');
-  database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
-  await applyPendingMigrations(database.migrationAdapter);
+  database = await openMigratedMemoryDatabase(logger);
   const app = createApp({
     sql: database.sql,
     logger,
