@@ -204,25 +204,31 @@ const ISSUED = [randomBytes(32), randomBytes(32), Buffer.alloc(32)];
 const EVERY_STATEMENT: Command[] = [
   // Sweep of expired keys (the service's first), create under a key; then the replay: the insert finds the key taken,
   // the stored pet is read by key.
-  ...Array.from({ length: 2 }, () => ({
-    kind: 'create' as const,
-    name: 'Rex',
-    categoryId: 1n,
-    status: 'available' as const,
-    idempotencyKey: 'k-1',
-    caller: 'alice',
-    expiring: false,
-  })),
+  ...Array.from(
+    { length: 2 },
+    (): Command => ({
+      kind: 'create',
+      name: 'Rex',
+      categoryId: 1n,
+      status: 'available',
+      idempotencyKey: 'k-1',
+      caller: 'alice',
+      expiring: false,
+    }),
+  ),
   // Under a TTL of 0 the replay finds its key expired but not swept: it is forgotten and the pet created afresh.
-  ...Array.from({ length: 2 }, () => ({
-    kind: 'create' as const,
-    name: 'Tom',
-    categoryId: 2n,
-    status: undefined,
-    idempotencyKey: 'k-2',
-    caller: 'bob',
-    expiring: true,
-  })),
+  ...Array.from(
+    { length: 2 },
+    (): Command => ({
+      kind: 'create',
+      name: 'Tom',
+      categoryId: 2n,
+      status: undefined,
+      idempotencyKey: 'k-2',
+      caller: 'bob',
+      expiring: true,
+    }),
+  ),
   {
     kind: 'create',
     name: 'Kit',
