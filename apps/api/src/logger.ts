@@ -1,18 +1,103 @@
 import { pino } from 'pino';
 import type { LogLevel } from './config.js';
 
+/** The destination pino writes to (sonic-boom), as far as the line blocks use it. */
+interface Destination {
+  write(data: string): boolean;
+  flush(done?: (error?: Error) => void): void;
+  flushSync(): void;
+  /** Set once it is closed (sonic-boom has it; its types do not say so). */
+  readonly destroyed?: boolean;
+}
+
+/** Lines are handed to the destination in blocks of at least this many characters (and every 250 ms). */
+const BLOCK_LENGTH = 8 * 1024;
+
+/**
+ * Log lines gathered into blocks, then handed to the destination a block at a time. sonic-boom buffers on its own
+ * (`minLength`), but by appending each line to its pending string and measuring that string
+ * (`Buffer.byteLength`), which copies the whole pending buffer to flatten it on every line: with up to 8 KiB
+ * pending, about 4 KB copied per request line (the 401 heap profile: 5.9 KB allocated per request, a fifth of all).
+ * Here a line is pushed on an array and the block joined once; the destination gets one string per block.
+ * The order of lines is kept: every line of the logger goes through here.
+ */
+export class LineBlocks {
+  #lines: string[] = [];
+  #length = 0;
+
+  constructor(
+    private readonly destination: Destination,
+    private readonly blockLength = BLOCK_LENGTH,
+  ) {}
+
+  write(line: string): boolean {
+    this.#lines.push(line);
+    this.#length += line.length;
+    if (this.#length >= this.blockLength) this.hand();
+    return true;
+  }
+
+  /** Hands the pending lines to the destination (which writes them asynchronously). */
+  hand(): void {
+    if (this.#lines.length === 0 || this.destination.destroyed) return;
+    const block = this.#lines.length === 1 ? (this.#lines[0] as string) : this.#lines.join('');
+    this.#lines = [];
+    this.#length = 0;
+    this.destination.write(block);
+  }
+
+  /** Every line so far written out; `done` once they are (pino's `logger.flush(done)`). */
+  flush(done?: (error?: Error) => void): void {
+    this.hand();
+    this.destination.flush(done);
+  }
+
+  flushSync(): void {
+    this.hand();
+    this.destination.flushSync();
+  }
+}
+
+/** Every logger's blocks, handed over when the process is about to exit (see `exitHooksFirst`). */
+const openBlocks = new Set<LineBlocks>();
+let exitHooked = false;
+
+/**
+ * pino writes out what its destination holds when the process exits (a listener it adds when the destination is
+ * made). Ours must run before it, to hand over the lines still in blocks: so they are added before the first
+ * destination is made, and run in that order.
+ */
+function exitHooksFirst(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  const handAll = () => {
+    for (const blocks of openBlocks) {
+      try {
+        blocks.hand();
+      } catch {
+        // A destination already closed: nothing more can be written there.
+      }
+    }
+  };
+  process.on('beforeExit', handAll);
+  process.on('exit', handAll);
+}
+
 /**
  * The one logger: JSON lines on stdout. Authorization headers and API keys are never passed to it; the redact
  * paths are a second line of defence should a request object ever be logged whole.
  */
 export function createLogger(level: LogLevel) {
   // Written asynchronously and in blocks: a write(2) per request line showed in the 401 profile. Lines are
-  // buffered up to 8 KiB and flushed at least every 250 ms (so a quiet server's lines still appear promptly);
-  // main flushes the rest before the process exits.
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
+  // gathered up to 8 KiB (LineBlocks) and written at least every 250 ms (so a quiet server's lines still appear
+  // promptly); main flushes the rest before the process exits, and whatever is left is written at exit.
+  exitHooksFirst();
+  const destination = pino.destination({ dest: 1, sync: false, minLength: BLOCK_LENGTH });
+  const blocks = new LineBlocks(destination);
+  openBlocks.add(blocks);
   setInterval(() => {
     try {
-      destination.flush();
+      blocks.flush();
     } catch {
       // Not ready yet, or already closed at shutdown: the next tick or main's final flush writes the lines.
     }
@@ -26,7 +111,7 @@ export function createLogger(level: LogLevel) {
         censor: '[redacted]',
       },
     },
-    destination,
+    blocks,
   );
 }
 
