@@ -1,9 +1,10 @@
 import {
   createServer,
+  IncomingMessage,
   maxHeaderSize,
   type RequestListener,
   type Server,
-  type ServerResponse,
+  ServerResponse,
   STATUS_CODES,
 } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -12,6 +13,34 @@ import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
 import { deferContinue, SERVER_METHODS } from './http/edge.js';
 import { sendError } from './http/send.js';
+
+/** The prototypes the handler gives every request and response (Express's `app.request` and `app.response`). */
+export interface MessagePrototypes {
+  request: object;
+  response: object;
+}
+
+/**
+ * Request and response classes whose objects have the handler's prototypes from the start. Express sets the
+ * prototype of every request and response it handles (`Object.setPrototypeOf`, in `app.handle`); on an object
+ * made with another prototype that changes its hidden class, once per request and response, so every property
+ * access after it meets objects of one more shape. Made with the prototype Express sets, the call changes
+ * nothing. The objects are what Node's own classes make (their constructors run; `instanceof` holds).
+ */
+export function messageClasses({ request, response }: MessagePrototypes) {
+  function Request(this: unknown, ...args: unknown[]) {
+    return Reflect.construct(IncomingMessage, args, Request);
+  }
+  Request.prototype = request;
+  function Response(this: unknown, ...args: unknown[]) {
+    return Reflect.construct(ServerResponse, args, Response);
+  }
+  Response.prototype = response;
+  return {
+    IncomingMessage: Request as unknown as typeof IncomingMessage,
+    ServerResponse: Response as unknown as typeof ServerResponse,
+  };
+}
 
 /**
  * The HTTP server for `handler`, with the limits that keep slow or greedy clients from holding sockets:
@@ -26,9 +55,14 @@ import { sendError } from './http/send.js';
  * Requests Node's parser refuses before the app sees them (not HTTP, oversized headers, a timeout, an
  * unknown `Expect`) are answered here with the interface's `Error` body, as every 4xx is.
  */
-export function createHttpServer(handler: RequestListener, limits: ServerLimits): Server {
+export function createHttpServer(
+  handler: RequestListener,
+  limits: ServerLimits,
+  prototypes?: MessagePrototypes,
+): Server {
   const server = createServer(
     {
+      ...(prototypes === undefined ? {} : messageClasses(prototypes)),
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: limits.headersTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,

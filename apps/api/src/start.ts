@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     metrics,
     tracer: tracing?.requests,
   });
-  const server = createHttpServer(app, config.serverLimits);
+  const server = createHttpServer(app, config.serverLimits, { request: app.request, response: app.response });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error) => reject(listenError(error, 'PORT', config.host, config.port)));

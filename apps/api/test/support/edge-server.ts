@@ -28,12 +28,16 @@ export async function startEdgeServer(): Promise<EdgeServer> {
       apiKeys: [TEST_API_KEY],
       migrations: await listMigrationNames(),
     });
-    server = createHttpServer(app, {
-      requestTimeoutMs: scaled(10_000),
-      headersTimeoutMs: scaled(5_000),
-      keepAliveTimeoutMs: 5_000,
-      maxConnections: 1_000,
-    });
+    server = createHttpServer(
+      app,
+      {
+        requestTimeoutMs: scaled(10_000),
+        headersTimeoutMs: scaled(5_000),
+        keepAliveTimeoutMs: 5_000,
+        maxConnections: 1_000,
+      },
+      { request: app.request, response: app.response },
+    );
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);

@@ -1,9 +1,10 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AppDeps, createApp } from '../../src/app.js';
 import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
+import { messageClasses } from '../../src/server-limits.js';
 import { createTestDatabase } from './test-database.js';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
@@ -62,8 +63,9 @@ export async function startTestServer(
     migrations: await listMigrationNames(),
     ...appOptions,
   });
+  // As start.ts serves it: requests and responses made with Express's prototypes (server-limits.ts messageClasses).
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = createServer(messageClasses(app), app).listen(0, '127.0.0.1', () => resolve(listening));
     listening.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
