@@ -56,7 +56,8 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
     const started = performance.now();
     const url = req.originalUrl;
     const span = tracer?.start(req, res);
-    res.once('finish', () => {
+    // `on`, not `once`: a response finishes once, and `once` cost a wrapper and a listener removal per request.
+    res.on('finish', () => {
       const ms = performance.now() - started;
       const status = res.statusCode;
       if (metrics !== undefined || span !== undefined) {
