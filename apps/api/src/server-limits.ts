@@ -28,18 +28,19 @@ export interface MessagePrototypes {
  * nothing. The objects are what Node's own classes make (their constructors run; `instanceof` holds).
  */
 export function messageClasses({ request, response }: MessagePrototypes) {
-  function Request(this: unknown, ...args: unknown[]) {
-    return Reflect.construct(IncomingMessage, args, Request);
-  }
-  Request.prototype = request;
-  function Response(this: unknown, ...args: unknown[]) {
-    return Reflect.construct(ServerResponse, args, Response);
-  }
-  Response.prototype = response;
   return {
-    IncomingMessage: Request as unknown as typeof IncomingMessage,
-    ServerResponse: Response as unknown as typeof ServerResponse,
+    IncomingMessage: withPrototype(IncomingMessage, request),
+    ServerResponse: withPrototype(ServerResponse, response),
   };
+}
+
+/** A constructor whose objects are `Base`'s, made by `Base`'s constructor, with `prototype` as their prototype. */
+function withPrototype<T extends abstract new (...args: never[]) => object>(Base: T, prototype: object): T {
+  function Message(...args: unknown[]) {
+    return Reflect.construct(Base, args, Message);
+  }
+  Message.prototype = prototype;
+  return Message as unknown as T;
 }
 
 /**

@@ -37,7 +37,7 @@ beforeAll(async () => {
     apiKeys: [TEST_API_KEY],
     migrations: await listMigrationNames(),
   });
-  server = createHttpServer(app, LIMITS);
+  server = createHttpServer(app, LIMITS, { request: app.request, response: app.response });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
