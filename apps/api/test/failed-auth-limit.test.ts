@@ -4,12 +4,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
-import { listMigrationNames } from '../src/db/migrate.js';
-import { createLogger } from '../src/logger.js';
 import { atStartOfRateWindow } from './support/http.js';
-import { openMigratedMemoryDatabase } from './support/memory-database.js';
+import { openMemoryApp } from './support/memory-database.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
 describe('failed authentications are limited per client address', () => {
@@ -17,15 +14,9 @@ describe('failed authentications are limited per client address', () => {
   let server: Server;
   let port: number;
   beforeAll(async () => {
-    const logger = createLogger('silent');
-    database = await openMigratedMemoryDatabase(logger);
-    const app = createApp({
-      sql: database.sql,
-      logger,
-      apiKeys: [TEST_API_KEY],
-      migrations: await listMigrationNames(),
-      rateLimitPerMinute: 3,
-    });
+    const opened = await openMemoryApp({ rateLimitPerMinute: 3 });
+    database = opened.database;
+    const { app } = opened;
     server = await new Promise((resolve) => {
       const listening = app.listen(0, '::', () => resolve(listening));
     });

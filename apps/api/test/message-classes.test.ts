@@ -7,12 +7,9 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
-import { createApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
-import { listMigrationNames } from '../src/db/migrate.js';
-import { createLogger } from '../src/logger.js';
 import { createHttpServer } from '../src/server-limits.js';
-import { openMigratedMemoryDatabase } from './support/memory-database.js';
+import { openMemoryApp } from './support/memory-database.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
 const LIMITS = {
@@ -36,14 +33,9 @@ async function listen(server: Server): Promise<string> {
 }
 
 beforeAll(async () => {
-  const logger = createLogger('silent');
-  database = await openMigratedMemoryDatabase(logger);
-  const app = createApp({
-    sql: database.sql,
-    logger,
-    apiKeys: [TEST_API_KEY],
-    migrations: await listMigrationNames(),
-  });
+  const opened = await openMemoryApp();
+  database = opened.database;
+  const { app } = opened;
   await database.sql.rows("INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available')");
   withClasses = await listen(
     createHttpServer(

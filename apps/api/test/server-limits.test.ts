@@ -5,13 +5,10 @@ import type { Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../../../tooling/vitest.shared.js';
-import { createApp } from '../src/app.js';
 import type { ServerLimits } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
-import { listMigrationNames } from '../src/db/migrate.js';
-import { createLogger } from '../src/logger.js';
 import { createHttpServer } from '../src/server-limits.js';
-import { openMigratedMemoryDatabase } from './support/memory-database.js';
+import { openMemoryApp } from './support/memory-database.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
 const LIMITS: ServerLimits = {
@@ -29,14 +26,9 @@ let server: Server;
 let port: number;
 
 beforeAll(async () => {
-  const logger = createLogger('silent');
-  database = await openMigratedMemoryDatabase(logger);
-  const app = createApp({
-    sql: database.sql,
-    logger,
-    apiKeys: [TEST_API_KEY],
-    migrations: await listMigrationNames(),
-  });
+  const opened = await openMemoryApp();
+  database = opened.database;
+  const { app } = opened;
   server = createHttpServer(app, LIMITS, { request: app.request, response: app.response });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
