@@ -480,8 +480,13 @@ describe('failures straight on pg get the verdict they get through the adapter',
     [
       'no pool connection in time (503, timed out)',
       () =>
-        both(() => openPool(twinUrls()[0].url, { max: 1, connectionTimeoutMillis: 50 }), 'SELECT 1', {
-          before: async (pool) => void held.push(await pool.connect()), // held to the end
+        both(() => openPool(twinUrls()[0].url, { max: 1 }), 'SELECT 1', {
+          before: async (pool) => {
+            held.push(await pool.connect()); // held to the end
+            // Only now the 50 ms wait for a connection: the one held may take longer than that to open on a busy
+            // machine, which failed the set-up instead of the statement.
+            pool.options.connectionTimeoutMillis = 50;
+          },
         }),
       null,
     ],
