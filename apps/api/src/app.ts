@@ -153,14 +153,19 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
   // Every request is read once by the edge (method, target, header fields) before any route sees it.
   app.use(edge());
+  // Everything after the edge is routed by a router of its own, which starts from the target as the edge left it
+  // (Express's router keeps the scheme and host of an absolute-form target it started with: RFC 9112 section
+  // 3.2.2's absolute-form is made origin-form by the edge, before any route reads it).
+  const routes = express.Router();
+  app.use(routes);
   // Each request's database position (its Petstore-Read-After), for the reads and writes it makes.
   const replicas = deps.replicas;
-  if (replicas !== undefined) app.use((req, res, next) => replicas.withRequest(req, res, next));
+  if (replicas !== undefined) routes.use((req, res, next) => replicas.withRequest(req, res, next));
   // Then every answer, REST, tRPC (fast path included) and the docs, may be compressed (http/compression.ts).
-  app.use(responseCompression());
+  routes.use(responseCompression());
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
-    app.use(
+    routes.use(
       cors({
         origin: deps.corsOrigins.includes('*') ? '*' : [...deps.corsOrigins],
         // traceparent/tracestate: a page instrumented with OpenTelemetry sends its W3C trace context along.
@@ -179,7 +184,7 @@ export function createApp(deps: AppDeps): express.Express {
     );
   }
   // The hot path first: every REST operation of the contract, matched from one table.
-  app.use(
+  routes.use(
     restHandler({
       handlers,
       contract,
@@ -189,7 +194,7 @@ export function createApp(deps: AppDeps): express.Express {
       publicBaseUrl: deps.publicBaseUrl,
     }),
   );
-  app.use(
+  routes.use(
     `${API_BASE_PATH}${TRPC_ENDPOINT}`,
     trpcMiddleware(createAppRouter(handlers, contract), {
       fastPath: deps.trpcFastPath ?? true,
@@ -198,15 +203,15 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
     }),
   );
-  if (deps.metrics !== undefined || deps.tracer !== undefined) app.use(labelOtherRoutes);
-  app.use(
+  if (deps.metrics !== undefined || deps.tracer !== undefined) routes.use(labelOtherRoutes);
+  routes.use(
     (deps.health ?? createHealth({ ...deps, appliedMigrations: () => appliedMigrationNames(deps.sql) }))
       .router,
   );
   // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
-  app.use('/docs', helmet());
-  app.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl, contract }));
-  app.use(routeNotFound(guard));
-  app.use(errorHandler(onInternalError));
+  routes.use('/docs', helmet());
+  routes.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl, contract }));
+  routes.use(routeNotFound(guard));
+  routes.use(errorHandler(onInternalError));
   return app;
 }

@@ -180,6 +180,10 @@ const benign: fc.Arbitrary<Case> = baseGet.chain(({ path, params }) => {
       expectContinue: fc.boolean(),
       zeroLength: fc.boolean(),
       http10: fc.boolean(),
+      // RFC 9112 section 3.2.2: the absolute-form means what its origin-form means (any scheme case).
+      absolute: fc.option(fc.constantFrom('http://127.0.0.1', 'HTTP://127.0.0.1:80', 'https://127.0.0.1'), {
+        nil: undefined,
+      }),
     })
     .map((noise): Case => {
       const ordered = noise.pairs
@@ -205,7 +209,7 @@ const benign: fc.Arbitrary<Case> = baseGet.chain(({ path, params }) => {
         canonical,
         wire: {
           method: 'GET',
-          target: search === '' && params.length === 0 ? path : `${path}?${search}`,
+          target: `${noise.absolute ?? ''}${search === '' && params.length === 0 ? path : `${path}?${search}`}`,
           version: noise.http10 ? 'HTTP/1.0' : 'HTTP/1.1',
           headers,
         },
@@ -326,13 +330,13 @@ const refusedMutations: [string, Mutation][] = [
         ),
   ],
   [
-    'a target that is not origin-form',
+    'a target that is neither origin-form nor an absolute http(s) URL',
     (wire) =>
       fc
         .constantFrom(
-          (t: string) => `http://127.0.0.1${t}`,
-          (t: string) => `HTTP://127.0.0.1:80${t}`,
-          (t: string) => `https://127.0.0.1${t}`,
+          (t: string) => `http://user@127.0.0.1${t}`,
+          (t: string) => `ftp://127.0.0.1${t}`,
+          (t: string) => `http://127.0.0.1${t}#x`,
           () => '127.0.0.1:80',
           () => '*',
           (t: string) => `${t}#fragment`,

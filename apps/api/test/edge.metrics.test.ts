@@ -53,8 +53,8 @@ describe('the metrics listener', () => {
     expectError(await send('CONNECT', '127.0.0.1:9', [['Host', '127.0.0.1:9']]), 405, 'method_not_allowed');
   });
 
-  it('the edge rules apply: absolute-form, repeated Host, a missing Host, a query', async () => {
-    expectError(await send('GET', 'http://m/metrics'), 400, 'malformed_request');
+  it('the edge rules apply: a userinfo target, repeated Host, a missing Host, a query', async () => {
+    expectError(await send('GET', 'http://u@m/metrics'), 400, 'malformed_request');
     expectError(
       await send('GET', '/metrics', [
         ['Host', 'm'],

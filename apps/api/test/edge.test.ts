@@ -217,12 +217,24 @@ describe('an ambiguous message is refused with 400, never resolved by a guess', 
 });
 
 describe('the request target is a path, on both transports', () => {
+  // RFC 9112 section 3.2.2: a server MUST accept the absolute-form; it means its origin-form.
   it.each([
-    ['REST', 'http://127.0.0.1/v1/pets'],
-    ['tRPC', 'http://127.0.0.1/v1/trpc/pets.list'],
-  ])('absolute-form is 400 on %s', async (_, target) => {
-    expectError(await send('GET', target, [host, auth]), 400, 'malformed_request', /origin-form/);
+    ['REST', 'http://127.0.0.1/v1/pets?limit=1', '/v1/pets?limit=1'],
+    ['REST, scheme in capitals, a port', 'HTTPS://127.0.0.1:443/v1/pets', '/v1/pets'],
+    ['tRPC', 'http://127.0.0.1/v1/trpc/pets.list', '/v1/trpc/pets.list'],
+  ])('absolute-form is served as its origin-form on %s', async (_, target, origin) => {
+    const absolute = await send('GET', target, [host, auth]);
+    const plain = await send('GET', origin, [host, auth]);
+    expect(absolute.status).toBe(200);
+    expect(absolute.body).toEqual(plain.body);
   });
+
+  it.each(['http://user@127.0.0.1/v1/pets', 'ftp://127.0.0.1/v1/pets', 'http:///v1/pets'])(
+    'an absolute target that is not an http(s) URL with a host is 400: %s',
+    async (target) => {
+      expectError(await send('GET', target, [host, auth]), 400, 'malformed_request');
+    },
+  );
 
   it('a fragment or a raw non-ASCII byte in the target is 400', async () => {
     expectError(await send('GET', '/v1/pets#x', [host, auth]), 400, 'malformed_request', /#/);

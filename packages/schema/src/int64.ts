@@ -25,10 +25,20 @@ export const Int64Schema = z.pipe(
     ),
 );
 
-/** A positive int64, the form of every identifier the service assigns. */
+const POSITIVE_INT64 = `must be a positive integer (1 to ${INT64_MAX})`;
+
+/**
+ * A positive int64, the form of every identifier the service assigns. One message for every integer out of
+ * range, below 1 or past 2^63-1 alike.
+ */
 export const PositiveInt64Schema = z.pipe(
-  Int64Schema,
-  z.bigint().check(z.gte(1n, `must be a positive integer (1 to ${INT64_MAX})`)),
+  z.pipe(
+    z.union([z.int({ error: 'must be an integer (int64)' }), z.bigint()], {
+      error: (issue) => (issue.input === undefined ? 'is required' : 'must be an integer (int64)'),
+    }),
+    z.transform((value: number | bigint) => BigInt(value)),
+  ),
+  z.bigint().check(z.gte(1n, POSITIVE_INT64), z.lte(INT64_MAX, POSITIVE_INT64)),
 );
 
 export type Int64 = z.output<typeof Int64Schema>;

@@ -31,6 +31,21 @@ function exactInteger(source: string): bigint | undefined {
 const PLAIN_INTEGER = /^-?\d+$/;
 
 /**
+ * The one rule for how an integer may be spelled, wherever it arrives (a JSON number in a REST body or a tRPC
+ * input, a URL's query or path text): any number literal that denotes an integer exactly (`7`, `7.0`, `7e0`,
+ * `7000e-3`, JSON Schema's `integer`), as a safe-integer `number` or, past 2^53, an exact `bigint`. Anything else
+ * (`1.5`, `1e-400`, `4.0000000000000000001`, `0x10`, `+7`, ` 7`, `Infinity`, empty) is undefined, for the
+ * field's schema to refuse: never rounded, never guessed.
+ */
+export function integerOfText(text: string): number | bigint | undefined {
+  if (PLAIN_INTEGER.test(text) && text.length < 16) return Number(text);
+  const exact = exactInteger(text);
+  if (exact === undefined) return undefined;
+  const value = Number(exact);
+  return Number.isSafeInteger(value) ? value : exact;
+}
+
+/**
  * `JSON.parse`, with every integer exact and every object key given once:
  * - an integer too large for a double (beyond ±2^53) becomes an exact `bigint` instead of a rounded `number`;
  * - a number whose text is not exactly the integer its double holds (`4.0000000000000000001` and `1e-400`, which
@@ -55,11 +70,9 @@ export function parseJson(text: string): unknown {
 
 function revive(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
   if (typeof value !== 'number' || !Number.isInteger(value) || context?.source === undefined) return value;
-  const source = context.source;
-  if (Number.isSafeInteger(value) && PLAIN_INTEGER.test(source)) return value;
-  const exact = exactInteger(source);
-  if (exact === undefined) return Number.NaN;
-  return Number.isSafeInteger(value) && BigInt(value) === exact ? value : exact;
+  // A number JSON.parse made an integer of is read again from its text by the one rule (integerOfText): exact,
+  // or NaN, which no integer schema accepts.
+  return integerOfText(context.source) ?? Number.NaN;
 }
 
 const QUOTE = 0x22;

@@ -1,4 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { IdempotencyKeySchema } from './idempotency.js';
+import { PositiveInt64Schema } from './int64.js';
 import { describeIssues } from './issues.js';
 import { parseJson } from './json.js';
 import { NewPetSchema, PET_NAME_MAX_LENGTH, PetSchema, PetStatusSchema, PetsSchema } from './pet.js';
@@ -159,5 +162,66 @@ describe('messages for many unknown fields', () => {
     ]);
     const message = errorOf(NewPetSchema.safeParse(body));
     expect(message).toBe('unknown fields "k0", "k1", "k2", "k3", "k4" and 5995 more');
+  });
+});
+
+// Unicode's White_Space property (PropList.txt), written out here as the oracle: JavaScript's `\s` and `trim`
+// miss U+0085 NEXT LINE, and a rule written with them let a name of NEXT LINEs be stored.
+const UNICODE_WHITE_SPACE = [
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005,
+  0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+].map((code) => String.fromCodePoint(code));
+// Invisible by definition (Default_Ignorable_Code_Point), a sample.
+const INVISIBLE = ['\ufeff', '\u200b', '\u200d', '\u2060', '\u00ad', '\u034f'];
+
+const codePoint = (char: string) => `U+${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
+
+describe('NewPet name: not only whitespace, in any of Unicode White_Space', () => {
+  it('refuses every name made only of White_Space and invisible characters, in any mix', () => {
+    for (const char of [...UNICODE_WHITE_SPACE, ...INVISIBLE]) {
+      expect(NewPetSchema.safeParse({ name: char.repeat(3), categoryId: 1 }).success, codePoint(char)).toBe(
+        false,
+      );
+    }
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...UNICODE_WHITE_SPACE, ...INVISIBLE), { minLength: 1, maxLength: 20 }),
+        (chars) => {
+          const result = NewPetSchema.safeParse({ name: chars.join(''), categoryId: 1 });
+          expect(result.success).toBe(false);
+        },
+      ),
+    );
+  });
+  it('accepts such characters around a visible one', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...UNICODE_WHITE_SPACE, ...INVISIBLE), { maxLength: 10 }),
+        fc.constantFrom('a', 'é', '\u{1f600}', '猫', '\u0301'),
+        (around, visible) => {
+          const name = `${around.join('')}${visible}${around.join('')}`;
+          expect(NewPetSchema.parse({ name, categoryId: 1 }).name).toBe(name);
+        },
+      ),
+    );
+  });
+});
+
+describe('Idempotency-Key: one rule for the header and the tRPC field', () => {
+  it('refuses a key that starts or ends with a space (a header cannot carry one), accepts inner spaces', () => {
+    for (const key of [' ', '   ', ' a', 'a ', ' a b '])
+      expect(IdempotencyKeySchema.safeParse(key).success).toBe(false);
+    for (const key of ['a', 'a b', 'x'.repeat(255), '!~'])
+      expect(IdempotencyKeySchema.safeParse(key).success).toBe(true);
+    for (const key of ['', 'x'.repeat(256), 'a\tb', 'é'])
+      expect(IdempotencyKeySchema.safeParse(key).success).toBe(false);
+  });
+});
+
+describe('PositiveInt64: one message for every integer out of range', () => {
+  it.each([0n, -1n, 2n ** 63n, 10n ** 20n, -(2n ** 63n) - 1n])('%s', (value) => {
+    const result = PositiveInt64Schema.safeParse(value);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toBe('must be a positive integer (1 to 9223372036854775807)');
   });
 });

@@ -23,8 +23,16 @@ export type PetStatus = z.output<typeof PetStatusSchema>;
 export const PET_NAME_MAX_LENGTH = 255;
 
 /**
+ * A character that is neither Unicode White_Space (which includes U+0085 NEXT LINE, unlike JavaScript's `\s` and
+ * `trim`) nor a default-ignorable one (U+FEFF, U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER...: invisible by
+ * definition): a name made only of those shows nothing.
+ */
+const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
  * The animal's name, stored and returned exactly as sent (never trimmed or normalised). Our decisions where
- * the interface is silent: 1..255 characters, at least one of them not whitespace, valid Unicode (no lone
+ * the interface is silent: 1..255 characters, at least one of them visible (not Unicode White_Space nor
+ * default-ignorable), valid Unicode (no lone
  * surrogates) and no NUL character, which PostgreSQL text cannot hold. Names need not be unique.
  */
 export const PetNameSchema = z
@@ -35,7 +43,7 @@ export const PetNameSchema = z
       error: `must be at most ${PET_NAME_MAX_LENGTH} characters long`,
       abort: true,
     }),
-    z.refine((name) => name.trim().length > 0, 'must contain a character other than whitespace'),
+    z.refine((name) => VISIBLE.test(name), 'must contain a character other than whitespace'),
     z.refine(
       (name) => name.isWellFormed() && !name.includes('\u0000'),
       'must be valid Unicode text without NUL characters',

@@ -19,9 +19,24 @@ describe('listPets query', () => {
     expect(decode({ limit: String(limit) })).toEqual({ limit });
   });
 
-  it.each(['0', '101', '-1', '1.5', 'abc', '', '1e1', '0x10', ' 5'])('refuses limit=%j', (limit) => {
-    expect(decode({ limit })).toBe('limit: must be an integer between 1 and 100');
+  // One rule for an integer's spelling, a URL's text as a JSON number (json.ts integerOfText): exact, any form.
+  it.each([
+    ['10.0', 10],
+    ['1e1', 10],
+    ['5e0', 5],
+    ['100E-0', 100],
+    ['2000e-3', 2],
+    ['007', 7],
+  ])('reads limit=%j as %i, as a JSON number with that text is read', (limit, value) => {
+    expect(decode({ limit })).toEqual({ limit: value });
   });
+
+  it.each(['0', '101', '-1', '1.5', 'abc', '', '1e3', '0x10', ' 5', '+5', '1e-400', 'Infinity', '10.5e0'])(
+    'refuses limit=%j',
+    (limit) => {
+      expect(decode({ limit })).toBe('limit: must be an integer between 1 and 100');
+    },
+  );
 
   it.each([0, 101, -1, 1.5, '5', null])('refuses a typed limit of %j', (limit) => {
     expect(ListPetsQuerySchema.safeParse({ limit }).success).toBe(false);
@@ -48,7 +63,18 @@ describe('getPet petId path segment', () => {
     expect(PetIdPathSchema.parse(text)).toBe(BigInt(text));
   });
 
-  it.each(['0', '-1', '1.5', 'abc', '', '9223372036854775808', '1e3', ' 1'])('refuses %j', (text) => {
-    expect(PetIdPathSchema.safeParse(text).success).toBe(false);
+  it.each([
+    ['8e0', 8n],
+    ['8.0', 8n],
+    ['9.223372036854775807e18', 9223372036854775807n],
+  ])('reads %s as a JSON number with that text is read: %s', (text, id) => {
+    expect(PetIdPathSchema.parse(text)).toBe(id);
   });
+
+  it.each(['0', '-1', '1.5', 'abc', '', '9223372036854775808', '1e19', ' 1', '+1', '0x1'])(
+    'refuses %j',
+    (text) => {
+      expect(PetIdPathSchema.safeParse(text).success).toBe(false);
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { PositiveInt64Schema } from './int64.js';
+import { integerOfText } from './json.js';
 import { PetStatusSchema } from './pet.js';
 
 /** Bounds and default of listPets' `limit`, as the interface fixes them. */
@@ -41,8 +42,9 @@ export const ListLimitSchema = z._default(
 export const ListPetsQuerySchema = z.strictObject({
   limit: ListLimitSchema.check(
     z.describe(
-      'Maximum number of animals returned. A plain decimal integer: `0`, `101`, `1.5`, `1e1`, `abc`, an empty ' +
-        'value or the parameter given twice are refused with 400.',
+      'Maximum number of animals returned, 1 to 100. An integer in any number spelling that denotes it exactly ' +
+        '(`10`, `10.0`, `1e1`), as in JSON: `0`, `101`, `1.5`, `abc`, an empty value or the parameter given ' +
+        'twice are refused with 400.',
     ),
   ),
   status: z
@@ -68,7 +70,8 @@ export const PetsPageQuerySchema = z.extend(ListPetsQuerySchema, {
     .check(z.describe("Set by TanStack Query's infinite queries; only `forward` is accepted.")),
 });
 
-const INTEGER_TEXT = /^-?\d+$/;
+/** URL text as the integer it spells (integerOfText: the same rule as a JSON number's), or the text to refuse. */
+const integerFromText = (text: string): unknown => integerOfText(text) ?? text;
 
 /**
  * One query-string parameter: refused when repeated (`?limit=1&limit=2` has no single meaning), otherwise
@@ -92,21 +95,20 @@ function queryParameter<T extends z.ZodMiniType>(
 
 /**
  * The listPets query as it arrives in a URL (string values, possibly repeated), decoded to {@link ListPetsQuery}.
- * `limit` must be written as a plain decimal integer: `1.5`, `1e1`, `0x10` and `abc` are refused.
+ * `limit` is read as a JSON number is (integerOfText), so `10.0` and `1e1` are 10 here as over tRPC, while
+ * `1.5`, `0x10` and `abc` are refused.
  */
 export const ListPetsSearchParamsSchema = z.strictObject({
-  limit: queryParameter(ListLimitSchema, (text) => (INTEGER_TEXT.test(text) ? Number(text) : text)),
+  limit: queryParameter(ListLimitSchema, integerFromText),
   status: queryParameter(z.optional(PetStatusSchema)),
   cursor: queryParameter(z.optional(CursorSchema)),
 });
 
 /**
- * getPet's `{petId}` path segment, decoded to the id. It must be a decimal positive int64: `abc`, `0`, `-1`,
- * `1.5` and values past 2^63-1 are refused (they can name no pet).
+ * getPet's `{petId}` path segment, decoded to the id. It must spell a positive int64 (integerOfText, as a JSON
+ * number: `8` and `8e0` are 8): `abc`, `0`, `-1`, `1.5` and values past 2^63-1 are refused (they can name no pet).
  */
 export const PetIdPathSchema = z.pipe(
-  z.transform((value: unknown) =>
-    typeof value === 'string' && INTEGER_TEXT.test(value) ? BigInt(value) : value,
-  ),
+  z.transform((value: unknown) => (typeof value === 'string' ? integerFromText(value) : value)),
   PositiveInt64Schema,
 );

@@ -52,6 +52,11 @@ const SINGLETON_LENGTHS = new Set(SINGLETON_FIELDS.map((name) => name.length));
  * `Ã©`) is refused rather than guessed at.
  */
 const TARGET_CHARS = /^\/[\x21\x22\x24-\x7e]*$/;
+/**
+ * An absolute-form target (RFC 9112 section 3.2.2) of our schemes: its authority (no userinfo) and the rest,
+ * path and query, if any. The scheme is case-insensitive.
+ */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#@]*)([/?].*)?$/i;
 /** `uri-host [ ":" port ]` (RFC 9110 section 7.2), or empty (RFC 9112 section 3.2). */
 const HOST_FIELD = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]{0,5})?$/;
 
@@ -66,13 +71,24 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
   if (req.httpVersionMajor !== 1) {
     return malformed('Only HTTP/1.0 and HTTP/1.1 requests are served.');
   }
-  const url = req.url ?? '';
+  let url = req.url ?? '';
+  // RFC 9112 section 3.2.2: a server MUST accept the absolute-form, and then use its authority instead of Host.
+  // It is read here once, into the origin-form every route reads, so no later reader sees another target.
+  const absolute = ABSOLUTE_FORM.exec(url);
+  let authority: string | undefined;
+  if (absolute !== null) {
+    authority = absolute[1] as string;
+    url = absolute[2] === undefined || absolute[2].startsWith('?') ? `/${absolute[2] ?? ''}` : absolute[2];
+    if (!HOST_FIELD.test(authority) || authority === '') {
+      return malformed('The authority of an absolute-form request target is not a host[:port].');
+    }
+  }
   if (!TARGET_CHARS.test(url) && !(url === '*' && req.method === 'OPTIONS')) {
     return malformed(
       url.charCodeAt(0) === 47
         ? 'The request target must be printable ASCII without "#": percent-encode other characters.'
-        : 'The request target must be a path (origin-form, "/v1/..."): absolute-form ("http://host/..."), ' +
-            'authority-form ("host:port") and "*" (except in OPTIONS *) are not accepted.',
+        : 'The request target must be a path ("/v1/...") or an absolute http(s) URL: authority-form ' +
+            '("host:port") and "*" (except in OPTIONS *) are not accepted.',
     );
   }
   const raw = req.rawHeaders;
@@ -104,6 +120,10 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
         ? 'HTTP/1.1 requests must carry a Host header.'
         : 'The Host header is not a host[:port].',
     );
+  }
+  if (authority !== undefined) {
+    req.url = url;
+    headers.host = authority;
   }
   // Node takes any value that contains the token (`100-continue, foo`) as 100-continue: only the exact
   // expectation is one we meet (RFC 9110 section 10.1.1); others are 417, as Node's own check answers them.

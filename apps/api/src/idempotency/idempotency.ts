@@ -48,10 +48,11 @@ type KeyedOperation = {
  * `invalid_idempotency_key` for a key that breaks the contract's rule.
  */
 export function idempotencyScope(caller: string, key: string, canonical: string): IdempotencyScope {
-  if (!keyRule.schema.safeParse(key).success) {
+  const verdict = keyRule.schema.safeParse(key);
+  if (!verdict.success) {
     throw operationError<KeyedOperation>(
       keyRule.invalidCode,
-      `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters (a UUID, for example)`,
+      `${IDEMPOTENCY_KEY_HEADER} ${verdict.error.issues[0]?.message ?? 'is invalid'} (a UUID, for example)`,
     );
   }
   const keyHash = idempotencyKeyHash(caller, key);

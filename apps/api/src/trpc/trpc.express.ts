@@ -170,6 +170,21 @@ export function trpcMiddleware(
         sendTrpcError(res, wrongMethod, path);
         return;
       }
+      // tRPC reads `batch` and, on a GET, `input`; anything else in the query would be ignored, and a POST's
+      // `input` in the URL would be dropped for the body's: refused, as REST refuses what it does not read.
+      const parameters = queryOf(req);
+      if (parameters.batch !== undefined && parameters.batch !== '1') {
+        throw new AppError('validation_failed', 'batch must be 1 (a batch) or absent (one call)');
+      }
+      for (const name in parameters) {
+        if (name === 'batch' || (name === 'input' && req.method === 'GET')) continue;
+        throw new AppError(
+          'validation_failed',
+          name === 'input'
+            ? 'a mutation (POST) carries its input in the body only: remove the "input" query parameter'
+            : `unknown query parameter ${JSON.stringify(name.slice(0, 100))}: tRPC reads only "batch" and, on GET, "input"`,
+        );
+      }
       if (req.method === 'POST') {
         const body = await readJsonBody(req);
         inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;

@@ -19,7 +19,7 @@ const INVALID_LIMITS: Array<[label: string, query: string, why: string]> = [
   ['above-max', 'limit=101', 'above the maximum 100'],
   ['negative', 'limit=-1', 'negative'],
   ['decimal', 'limit=1.5', 'not an integer'],
-  ['exponent', 'limit=1e1', 'not a plain decimal integer'],
+  ['exponent', 'limit=5e-1', 'an exponent that leaves a fraction'],
   ['text', 'limit=abc', 'not a number'],
   ['empty', 'limit=', 'empty'],
   ['repeated', 'limit=1&limit=2', 'given twice'],

@@ -228,7 +228,7 @@ export const contract = {
         description:
           'Body missing, required field missing, a value invalid or an unknown field (`validation_failed`); ' +
           'the body is not valid JSON in UTF-8 (`malformed_json`); or `Idempotency-Key` is not 1 to 255 ' +
-          'printable ASCII characters (`invalid_idempotency_key`).',
+          'printable ASCII characters, not starting or ending with a space (`invalid_idempotency_key`).',
         codes: ['validation_failed', 'malformed_json', 'invalid_idempotency_key'],
       },
       409: {
