@@ -1,7 +1,12 @@
 import type { OperationId, OperationOutput, OperationParsedInput } from '@petstore/schema';
 
-/** Who is calling, by key: `env:<n>` for the n-th API_KEYS entry, `db:<id>` for an issued key. Never the key. */
+/** Who is calling. */
 export interface Caller {
+  /**
+   * The caller's identity, from its key: `key:<first 32 hex digits of the key's SHA-256>` (keys/api-key-digest.ts
+   * `callerIdentity`), for API_KEYS and issued keys alike. The same on every instance, whatever the order of
+   * API_KEYS; never the key. The one name idempotency scopes and rate-limit windows are kept under.
+   */
   subject: string;
 }
 

@@ -9,7 +9,13 @@ import { scaled } from '../../../tooling/vitest.shared.js';
 import { idempotencyKeyHash, idempotencyLockId } from '../src/idempotency/idempotency.js';
 import { createPetsService } from '../src/pets/pets.service.js';
 import { call, expectError, type Reply } from './support/http.js';
-import { DATABASE_KINDS, OTHER_API_KEY, startTestServer, type TestServer } from './support/test-server.js';
+import {
+  DATABASE_KINDS,
+  OTHER_API_KEY,
+  startTestServer,
+  TEST_CALLER,
+  type TestServer,
+} from './support/test-server.js';
 
 /** The key TTL the test server runs with: an hour, so no key expires by the clock during the run. */
 const KEY_TTL_SECONDS = 3_600;
@@ -121,7 +127,7 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
       const key = randomUUID();
       // Holds the lock a running request would hold, from another connection, across the repeat.
       await server.database.prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${idempotencyLockId(idempotencyKeyHash('env:0', key))})`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${idempotencyLockId(idempotencyKeyHash(TEST_CALLER, key))})`;
         expectError(
           await createRest(server, { name: 'Locked', categoryId: 1 }, key),
           409,
@@ -190,7 +196,7 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
     const key = randomUUID();
     expect((await createRest(server, { name: 'Hashed', categoryId: 1 }, key)).status).toBe(201);
     const [[hash, fingerprint]] = (await keyColumnsOf('Hashed')) as [[string, string]];
-    expect(hash).toBe(idempotencyKeyHash('env:0', key).toString('hex'));
+    expect(hash).toBe(idempotencyKeyHash(TEST_CALLER, key).toString('hex'));
     expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -204,14 +210,16 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
     const fresh = createPetsService(server.database.sql, { idempotencyKeyTtlSeconds: KEY_TTL_SECONDS });
     await fresh.createPet(
       { name: 'Sweeper', categoryId: 1n, idempotencyKey: randomUUID() },
-      { caller: { subject: 'env:0' } },
+      { caller: { subject: TEST_CALLER } },
     );
     const deadline = Date.now() + scaled(10_000);
     while ((await keyColumnsOf('Swept'))[0]?.[0] !== null && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await keyColumnsOf('Swept')).toEqual([[null, null]]);
-    expect((await keyColumnsOf('Unswept'))[0]?.[0]).toBe(idempotencyKeyHash('env:0', live).toString('hex'));
+    expect((await keyColumnsOf('Unswept'))[0]?.[0]).toBe(
+      idempotencyKeyHash(TEST_CALLER, live).toString('hex'),
+    );
     // The pet itself stays; its key is free again.
     expect((await createRest(server, { name: 'Swept', categoryId: 1 }, old)).status).toBe(201);
     expect(await countNamed('Swept')).toBe(2);

@@ -15,6 +15,7 @@ import { documentChecker } from './support/openapi-checker.js';
 import {
   DATABASE_KINDS,
   startTestServer,
+  TEST_CALLER,
   type TestServer,
   UNREACHABLE_DATABASE,
 } from './support/test-server.js';
@@ -90,7 +91,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     // time, so it never answers 409; the checker is shared by the file, and this suite runs on PostgreSQL first.
     if (kind === 'postgresql') {
       await server.database.prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${idempotencyLockId(idempotencyKeyHash('env:0', 'held'))})`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${idempotencyLockId(idempotencyKeyHash(TEST_CALLER, 'held'))})`;
         const held = { 'idempotency-key': 'held' };
         expect((await send('POST', '/pets', { body: pet, headers: held })).status).toBe(409);
       });

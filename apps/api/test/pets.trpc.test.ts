@@ -6,7 +6,13 @@ import { createPetsService } from '../src/pets/pets.service.js';
 import { createAppRouter } from '../src/trpc/router.js';
 import { createCallerFactory } from '../src/trpc/trpc.js';
 import { type Reply, rawCall } from './support/http.js';
-import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
+import {
+  DATABASE_KINDS,
+  startTestServer,
+  TEST_API_KEY,
+  TEST_CALLER,
+  type TestServer,
+} from './support/test-server.js';
 
 /** The Error body tRPC puts in `data.error`, read back from an HTTP reply (superjson-encoded). */
 const errorOf = (body: unknown) => {
@@ -16,7 +22,7 @@ const errorOf = (body: unknown) => {
 
 function callers(server: TestServer) {
   const createCaller = createCallerFactory(createAppRouter(createPetsService(server.database.sql)));
-  return { caller: createCaller({ caller: { subject: 'env:0' }, onInternalError: () => {} }) };
+  return { caller: createCaller({ caller: { subject: TEST_CALLER }, onInternalError: () => {} }) };
 }
 
 describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {

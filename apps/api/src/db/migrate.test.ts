@@ -244,6 +244,7 @@ describe('the migration that moved idempotency keys onto pets', () => {
       await pglite.exec(`
         INSERT INTO pets (id, name, category_id, status) VALUES (1, 'Kept', 9007199254740993, 'available'),
           (2, 'Expired', 1, NULL), (3, 'Keyless', 1, NULL);
+        -- 'db:7': a caller identity of that time (issued key 7); the migration hashes whatever is stored.
         INSERT INTO idempotency_keys (caller, key, fingerprint, response_status, response_body, expires_at) VALUES
           ('db:7', 'live-key', '${'ab'.repeat(32)}', 201, '{"id":1,"name":"Kept","categoryId":9007199254740993}',
            now() + interval '1 hour'),

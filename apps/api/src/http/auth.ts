@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
-import { sha256 } from '../keys/api-key-digest.js';
+import { callerIdentity, sha256 } from '../keys/api-key-digest.js';
 import { API_KEY_TOKEN } from '../keys/api-key-format.js';
 import { type createFailureLimiter, type RateLimiter, rateLimitHeaders } from '../limits/rate-limiter.js';
 import type { Caller } from '../operations.js';
@@ -17,6 +17,8 @@ export type KeyVerifier = (key: string) => Promise<Caller | undefined>;
  * Checks keys from API_KEYS in constant time: every configured key is compared, always, as fixed-length
  * SHA-256 digests, so neither the position of a match nor the length of a key shows in the timing.
  * Keys it does not know go to `findIssuedKey` (the api_keys table), which looks them up by digest.
+ * A known key's caller is {@link callerIdentity} of that digest, whichever of the two knew it: never the key's
+ * position in API_KEYS, which differs between instances whose lists are in another order.
  */
 export function createKeyVerifier(
   envKeys: readonly string[],
@@ -35,11 +37,11 @@ export function createKeyVerifier(
   const negativeTtlMs = issued?.negativeTtlMs ?? 30_000;
   return async (presented) => {
     const candidate = sha256(presented);
-    let index = -1;
-    digests.forEach((known, i) => {
-      if (timingSafeEqual(candidate, known) && index === -1) index = i;
-    });
-    if (index !== -1) return { subject: `env:${index}` };
+    let matched = false;
+    for (const known of digests) {
+      if (timingSafeEqual(candidate, known)) matched = true;
+    }
+    if (matched) return { subject: callerIdentity(candidate) };
     if (issued === undefined || !presented.startsWith(issued.prefix)) return undefined;
     const cacheKey = candidate.toString('base64');
     const now = Date.now();
@@ -50,7 +52,7 @@ export function createKeyVerifier(
       unknown.set(cacheKey, now + negativeTtlMs);
       return undefined;
     }
-    return { subject: `db:${row.id}` };
+    return { subject: callerIdentity(candidate) };
   };
 }
 

@@ -20,7 +20,7 @@ export interface IdempotencyScope {
 }
 
 /**
- * SHA-256 of the caller's subject (`env:<n>`, `db:<id>`), a newline and the key: keys of different callers never
+ * SHA-256 of the caller's subject (`key:<hex>`, see Caller), a newline and the key: keys of different callers never
  * meet, and the key itself is never stored. Neither part can hold a newline (keys are printable ASCII), so no two
  * pairs share an input. The migration that moved keys onto `pets` computes the same bytes in SQL.
  */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../config.js';
 import { authenticate, createKeyVerifier } from '../http/auth.js';
+import { callerIdentity, sha256 } from './api-key-digest.js';
 import { API_KEY_TOKEN } from './api-key-format.js';
 
 /** Whether API_KEYS accepts `key` as its only entry. */
@@ -28,7 +29,7 @@ describe('the API key format', () => {
         fc.pre(!key.includes(','));
         if (!configAccepts(key)) return;
         await expect(authenticate(`Bearer ${key}`, createKeyVerifier([key]))).resolves.toEqual({
-          subject: 'env:0',
+          subject: callerIdentity(sha256(key)),
         });
       }),
       { numRuns: 500 },

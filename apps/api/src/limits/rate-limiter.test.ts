@@ -23,6 +23,9 @@ function fakeStore(sweep: () => Promise<void> = async () => {}) {
   return { store, calls };
 }
 
+/** A caller identity as the key verifier derives them (keys/api-key-digest.ts). */
+const CALLER = `key:${'0123456789abcdef'.repeat(2)}`;
+
 const statusOf = (promise: Promise<unknown>) =>
   promise.then(
     () => 200,
@@ -35,26 +38,26 @@ describe('the per-key rate limiter', () => {
     const { store, calls } = fakeStore();
     const limit = createRateLimiter(store, { limit: 3, now: () => now });
     const statuses = [];
-    for (let i = 0; i < 10; i++) statuses.push(await statusOf(limit('env:0')));
+    for (let i = 0; i < 10; i++) statuses.push(await statusOf(limit(CALLER)));
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
     expect(calls.charge).toBe(4);
     now += 60_000;
-    expect(await statusOf(limit('env:0'))).toBe(200);
+    expect(await statusOf(limit(CALLER))).toBe(200);
     expect(calls.charge).toBe(5);
   });
 
   it('charges a batch as its number of calls in one write', async () => {
     const { store, calls } = fakeStore();
     const limit = createRateLimiter(store, { limit: 10, now: () => 0 });
-    expect(await statusOf(limit('env:0', 10))).toBe(200);
-    expect(await statusOf(limit('env:0', 1))).toBe(429);
+    expect(await statusOf(limit(CALLER, 10))).toBe(200);
+    expect(await statusOf(limit(CALLER, 1))).toBe(429);
     expect(calls.charge).toBe(2);
   });
 
   it('shares writes between concurrent requests of one key, and still admits exactly the limit', async () => {
     const { store, calls } = fakeStore();
     const limit = createRateLimiter(store, { limit: 30, now: () => 0 });
-    const statuses = await Promise.all(Array.from({ length: 50 }, () => statusOf(limit('env:0'))));
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => statusOf(limit(CALLER))));
     expect(statuses.filter((status) => status === 200)).toHaveLength(30);
     expect(statuses.filter((status) => status === 429)).toHaveLength(20);
     expect(calls.charge).toBeLessThanOrEqual(2);
@@ -63,8 +66,8 @@ describe('the per-key rate limiter', () => {
   it('sweeps old windows off the request path: a hung sweep delays no request', async () => {
     const { store, calls } = fakeStore(() => new Promise(() => {}));
     const limit = createRateLimiter(store, { limit: 5, now: () => 120_000 });
-    expect(await statusOf(limit('env:0'))).toBe(200);
-    expect(await statusOf(limit('env:0'))).toBe(200);
+    expect(await statusOf(limit(CALLER))).toBe(200);
+    expect(await statusOf(limit(CALLER))).toBe(200);
     expect(calls.sweep).toBe(1);
   });
 });

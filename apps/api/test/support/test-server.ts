@@ -3,12 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { type AppDeps, createApp } from '../../src/app.js';
 import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
+import { callerIdentity, sha256 } from '../../src/keys/api-key-digest.js';
 import { createLogger } from '../../src/logger.js';
 import { messageClasses } from '../../src/server-limits.js';
 import { createTestDatabase } from './test-database.js';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
+
+/** The caller identity (Caller.subject) of TEST_API_KEY, as every instance derives it. */
+export const TEST_CALLER = callerIdentity(sha256(TEST_API_KEY));
 
 /** A PostgreSQL URL where nothing listens: every query fails at once with "connection refused" (a 503). */
 export const UNREACHABLE_DATABASE = 'postgresql://postgres@127.0.0.1:9/unreachable';
@@ -21,6 +25,8 @@ export interface TestServer {
   /** `http://127.0.0.1:<port>/v1` */
   baseUrl: string;
   database: Database;
+  /** The PostgreSQL database's URL; undefined on PGlite. */
+  databaseUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -42,20 +48,31 @@ export async function startTestServer(
     | 'idempotencyKeyTtlSeconds'
     | 'contract'
   > & {
+    /** The keys API_KEYS would list, in order; TEST_API_KEY and OTHER_API_KEY when absent. */
+    apiKeys?: AppDeps['apiKeys'];
     /** Serve over this database instead, unmigrated (UNREACHABLE_DATABASE for outages). */
     databaseUrl?: string;
+    /**
+     * Another instance over that server's database, which stays its: on PostgreSQL this one opens its own pool
+     * on it, as a second process would; an in-memory PGlite lives in one process, so it is shared. Close this server before that one.
+     */
+    sharing?: TestServer;
   } = {},
 ): Promise<TestServer> {
-  const { databaseUrl, ...appOptions } = options;
+  const { databaseUrl: givenUrl, sharing, ...appOptions } = options;
+  if (sharing !== undefined && sharing.kind !== kind)
+    throw new Error('a shared database is of the same kind');
+  const databaseUrl = givenUrl ?? sharing?.databaseUrl;
   const logger = createLogger('silent');
   const postgres =
     kind === 'postgresql' && databaseUrl === undefined ? await createTestDatabase(label) : undefined;
-  const database = await openDatabase({
-    databaseUrl: databaseUrl ?? postgres?.url,
-    dataDir: 'memory://',
-    logger,
-  });
-  if (databaseUrl === undefined) await applyPendingMigrations(database.migrationAdapter);
+  const ownDatabase =
+    sharing !== undefined && kind === 'pglite'
+      ? undefined
+      : await openDatabase({ databaseUrl: databaseUrl ?? postgres?.url, dataDir: 'memory://', logger });
+  const database = ownDatabase ?? (sharing as TestServer).database;
+  if (databaseUrl === undefined && sharing === undefined)
+    await applyPendingMigrations(database.migrationAdapter);
   const app = createApp({
     sql: database.sql,
     logger,
@@ -73,10 +90,11 @@ export async function startTestServer(
     kind,
     baseUrl: `http://127.0.0.1:${port}/v1`,
     database,
+    databaseUrl: kind === 'postgresql' ? (databaseUrl ?? postgres?.url) : undefined,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await database.close();
+      await ownDatabase?.close();
       await postgres?.drop();
     },
   };
