@@ -516,9 +516,9 @@ describe('the edge, fuzzed with raw request bytes', () => {
         ...(PATH === undefined ? {} : { path: PATH }),
         endOnFailure: false,
       });
-      const [[stored]] = (await server.database.sql.rows(
-        `SELECT count(*)::int FROM pets WHERE name = 'AMBIGUOUS'`,
-      )) as [[number]];
+      const [{ stored }] = (await server.database.sql.rows(
+        `SELECT count(*)::int AS stored FROM pets WHERE name = 'AMBIGUOUS'`,
+      )) as [{ stored: number }];
       expect(stored, 'a refused create stored its pet').toBe(0);
       console.info(`edge fuzz: ${sent} requests sent`);
     },

@@ -45,10 +45,10 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
   const countNamed = async (name: string) =>
     Number(
       (
-        await server.database.sql.rows('SELECT count(*) FROM pets WHERE name = $1', [
+        await server.database.sql.rows('SELECT count(*) AS count FROM pets WHERE name = $1', [
           { value: name, type: 'string' },
         ])
-      )[0]?.[0],
+      )[0]?.count,
     );
 
   beforeAll(async () => {
@@ -187,10 +187,10 @@ describe.each(DATABASE_KINDS)('idempotent createPet on %s', (kind) => {
   const keyColumnsOf = async (name: string) =>
     (
       await server.database.sql.rows(
-        "SELECT encode(idempotency_key_hash, 'hex'), encode(idempotency_fingerprint, 'hex') FROM pets WHERE name = $1 ORDER BY id",
+        "SELECT encode(idempotency_key_hash, 'hex') AS hash, encode(idempotency_fingerprint, 'hex') AS fingerprint FROM pets WHERE name = $1 ORDER BY id",
         [{ value: name, type: 'string' }],
       )
-    ).map(([hash, fingerprint]) => [hash, fingerprint]);
+    ).map(({ hash, fingerprint }) => [hash, fingerprint]);
 
   it('the key is kept on its pet as a hash of caller and key, never in the clear', async () => {
     const key = randomUUID();

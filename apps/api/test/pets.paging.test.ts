@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
+import { createPetsService } from '../src/pets/pets.service.js';
 import { sendRaw } from './reliability/raw-http.js';
 import { forgeCursor } from './support/forged-cursor.js';
 import { call, expectError, type Reply, rawCall } from './support/http.js';
@@ -42,11 +43,25 @@ describe.each(DATABASE_KINDS)('paging listPets on %s', (kind) => {
       `SELECT id FROM pets WHERE status = 'available' ORDER BY id`,
       [],
     );
-    available = rows.map((row) => BigInt(row[0] as string | number | bigint));
+    available = rows.map((row) => row.id as bigint);
     expect(available).toHaveLength(250);
   });
   afterAll(async () => {
     await server?.close();
+  });
+
+  // The service reads its rows by column name as PetRecord (Prisma's Pet model fields): what it makes of them is
+  // what the Prisma client's own read of the same pets gives, field for field (a NULL status left out).
+  it("reads the pets the Prisma client reads: the same fields, Prisma's types", async () => {
+    const pets = await createPetsService(server.database.sql).listPets({ limit: 300 });
+    const stock = await server.database.prisma.pet.findMany({
+      select: { id: true, name: true, categoryId: true, status: true },
+      orderBy: { id: 'asc' },
+      take: 300,
+    });
+    expect(pets).toStrictEqual(
+      stock.map(({ status, ...pet }) => (status === null ? pet : { ...pet, status })),
+    );
   });
 
   /** Follows `rel="next"` from `first` to the end over REST; returns the pages' ids. */

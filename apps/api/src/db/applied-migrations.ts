@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findPrismaPath, listMigrationNames } from './migration-files.js';
-import type { Sql } from './sql.js';
+import { type Sql, statement } from './sql.js';
 
 /**
  * The migrations Prisma's `_prisma_migrations` table records as applied: finished and not rolled back.
@@ -13,9 +13,11 @@ import type { Sql } from './sql.js';
  */
 export async function appliedMigrationNames(sql: Sql): Promise<string[]> {
   const rows = await sql.rows(
-    'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    statement<{ name: string }>(
+      'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    ),
   );
-  return rows.map(([name]) => name as string);
+  return rows.map(({ name }) => name);
 }
 
 /**
@@ -30,16 +32,21 @@ export async function migrationsAreCurrent(
 ): Promise<boolean> {
   // Asked first rather than caught: a missing table is, for every other statement, a database that cannot serve
   // (42P01, logged at warn and retried: db/guarded-adapter.ts), but here only a new database.
-  const [[exists] = []] = await sql.rows("SELECT to_regclass('_prisma_migrations') IS NOT NULL");
-  if (exists !== true) return false; // no table yet: a new database
+  const [table] = await sql.rows(
+    statement<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists"),
+  );
+  if (table?.exists !== true) return false; // no table yet: a new database
   const rows = await sql.rows(
-    'SELECT migration_name, checksum, finished_at IS NOT NULL, rolled_back_at IS NOT NULL FROM _prisma_migrations',
+    statement<{ name: string; checksum: string; finished: boolean; rolledBack: boolean }>(
+      'SELECT migration_name AS name, checksum, finished_at IS NOT NULL AS finished, ' +
+        'rolled_back_at IS NOT NULL AS "rolledBack" FROM _prisma_migrations',
+    ),
   );
   const applied = new Map<string, string>();
-  for (const [name, checksum, finished, rolledBack] of rows) {
-    if (rolledBack === true) continue;
-    if (finished !== true) return false; // a failed migration: the engine reports it
-    applied.set(name as string, checksum as string);
+  for (const { name, checksum, finished, rolledBack } of rows) {
+    if (rolledBack) continue;
+    if (!finished) return false; // a failed migration: the engine reports it
+    applied.set(name, checksum);
   }
   const names = await listMigrationNames(migrationsDir);
   if (names.length !== applied.size) return false;

@@ -80,7 +80,7 @@ describe('a backend terminated under a statement (57P01)', () => {
     const read = database.sql.rows("SELECT 42 AS answer, pg_sleep(0.3)::text, 'read-marker-1'");
     expect(await terminateWhenRunning('read-marker-1')).toBe(1);
     const rows = await read;
-    expect(rows[0]?.[0]).toBe(42);
+    expect(rows[0]?.answer).toBe(42);
     expect(lines.filter((line) => line.level === 'warn')).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/succeeded on a second connection/) }),
     ]);

@@ -43,14 +43,14 @@ async function withPool<T>(url: string, use: (pool: pg.Pool) => Promise<T>): Pro
 }
 
 /** Ten clients, twenty statements each, three statement texts: what a busy instance sends. */
-async function burst(rows: (statement: string, args: number) => Promise<unknown[][]>): Promise<unknown[]> {
+async function burst(rows: (statement: string, args: number) => Promise<unknown[]>): Promise<unknown[]> {
   const failures: unknown[] = [];
   await Promise.all(
     Array.from({ length: 10 }, async (_, client) => {
       for (let i = 0; i < 20; i++) {
         const text = `SELECT $1::int + ${i % 3} AS n`;
         try {
-          expect(await rows(text, client)).toEqual([[client + (i % 3)]]);
+          expect(await rows(text, client)).toEqual([{ n: client + (i % 3) }]);
         } catch (error) {
           failures.push(error);
         }
@@ -86,7 +86,7 @@ describe('DATABASE_STATEMENTS through PgBouncer 1.18 in transaction mode', () =>
   async function withSql<T>(
     url: string,
     mode: StatementMode,
-    use: (rows: (statement: string, n: number) => Promise<unknown[][]>) => Promise<T>,
+    use: (rows: (statement: string, n: number) => Promise<unknown[]>) => Promise<T>,
     onFallBack?: (sqlstate: string) => void,
   ): Promise<T> {
     return withPool(url, async (pool) => {

@@ -13,7 +13,7 @@ function standIn(name: string) {
   const sql: Sql = {
     async rows() {
       if (state.failure !== undefined) throw state.failure;
-      return [[name]];
+      return [{ name }] as never[];
     },
   };
   return { sql, state };
@@ -51,7 +51,7 @@ async function setUp(positions: { primary: string; replica: string | null }) {
         { headers: after === undefined ? {} : { 'petstore-read-after': after } },
         response,
         () => {
-          replicas.reads.rows('SELECT 1').then(resolve, reject);
+          replicas.reads.rows('SELECT 1').then((rows) => resolve(rows.map((row) => [row.name])), reject);
         },
       ),
     );

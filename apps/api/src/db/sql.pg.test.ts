@@ -37,6 +37,7 @@ import {
   createStatementNamer,
   type Sql,
   type SqlArg,
+  type Statement,
   type StatementMode,
 } from './sql.js';
 
@@ -80,7 +81,7 @@ function verdict(error: unknown) {
   };
 }
 
-type Outcome = { rows: unknown[][] } | { error: ReturnType<typeof verdict> };
+type Outcome = { rows: Record<string, unknown>[] } | { error: ReturnType<typeof verdict> };
 
 const outcome = (sql: Sql, statement: string, args: readonly SqlArg[] | undefined): Promise<Outcome> =>
   sql.rows(statement, args).then(
@@ -108,7 +109,7 @@ function teeSql(oracle: Sql, twin: Sql, same: Sql) {
   const answered = new Set<string>();
   let tail: Promise<unknown> = Promise.resolve();
   const sql: Sql = {
-    rows(statement, args) {
+    rows<Row extends object>(statement: Statement<Row>, args?: readonly SqlArg[]) {
       const run = tail.then(async () => {
         statements.add(statement);
         const expected = await outcome(oracle, statement, args);
@@ -127,7 +128,7 @@ function teeSql(oracle: Sql, twin: Sql, same: Sql) {
       });
       tail = run.catch(() => {});
       return run.then((result) => {
-        if ('rows' in result) return result.rows;
+        if ('rows' in result) return result.rows as Row[];
         throw Object.assign(new Error('the oracle failed'), { verdict: result.error });
       });
     },
@@ -480,7 +481,7 @@ describe('failures straight on pg get the verdict they get through the adapter',
     [
       'no pool connection in time (503, timed out)',
       () =>
-        both(() => openPool(twinUrls()[0].url, { max: 1 }), 'SELECT 1', {
+        both(() => openPool(twinUrls()[0].url, { max: 1 }), 'SELECT 1 AS one', {
           before: async (pool) => {
             held.push(await pool.connect()); // held to the end
             // Only now the 50 ms wait for a connection: the one held may take longer than that to open on a busy
@@ -493,7 +494,7 @@ describe('failures straight on pg get the verdict they get through the adapter',
     [
       'a statement name taken on the connection, DATABASE_STATEMENTS=named (500)',
       () =>
-        both(() => openPool(twinUrls()[0].url, { max: 1 }), 'SELECT 1', {
+        both(() => openPool(twinUrls()[0].url, { max: 1 }), 'SELECT 1 AS one', {
           mode: 'named',
           before: async (pool) => void (await pool.query('PREPARE petstore_0 AS SELECT 2')),
         }),
@@ -514,11 +515,11 @@ describe('failures straight on pg get the verdict they get through the adapter',
   it(
     'a statement name taken, DATABASE_STATEMENTS=auto: both send it again unnamed and answer',
     async () => {
-      const [oracle, direct] = await both(() => openPool(twinUrls()[0].url, { max: 1 }), 'SELECT 1', {
+      const [oracle, direct] = await both(() => openPool(twinUrls()[0].url, { max: 1 }), 'SELECT 1 AS one', {
         mode: 'auto',
         before: async (pool) => void (await pool.query('PREPARE petstore_0 AS SELECT 2')),
       });
-      expect(oracle).toStrictEqual({ rows: [[1]] });
+      expect(oracle).toStrictEqual({ rows: [{ one: 1 }] });
       expect(direct).toStrictEqual(oracle);
     },
     timeouts.server,

@@ -1,5 +1,9 @@
-import type { ArgScalarType, SqlQueryable } from '@prisma/driver-adapter-utils';
-import type pg from 'pg';
+import { type ArgScalarType, ColumnTypeEnum, type SqlQueryable } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+
+const defaultParser = pg.types.getTypeParser.bind(pg.types) as (oid: number, format?: string) => unknown;
+
+import type { ApiKeyModel, PetModel, RateLimitWindowModel } from '../generated/prisma/models.js';
 import { sqlStateOf } from './database-errors.js';
 
 // The hot statements skip the Prisma client's query pipeline, which measured at about 130 µs of CPU per query
@@ -13,11 +17,16 @@ import { sqlStateOf } from './database-errors.js';
 // Two ways to send them, one result:
 //   - PostgreSQL: straight on the pg.Pool (createPgSql), as the reference servers do: no driver adapter, so none of
 //     its per-query work (debug calls, argument and argType conversion, column-type mapping). Rows are pg's own
-//     parse of the text format, which for every column our statements return is what the adapter returns: int8 as
-//     its digits (a string; see int8 below), int2/int4 as numbers, booleans, text, bytea as a Buffer, NULL as null.
-//     (The two differ on date, timestamp and json columns, which the adapter returns as text: none of ours
+//     parse of the text format, int8 parsed to a bigint, which for every column our statements return is what the
+//     adapter path returns: int8 as a bigint, int2/int4 as numbers, booleans, text, bytea as a Buffer, NULL as
+//     null. (The two differ on date, timestamp and json columns, which the adapter returns as text: none of ours
 //     returns one.) Errors are pg's own, not wrapped in a DriverAdapterError; db/database-errors.ts reads both
-//     shapes alike. db/sql.pg.test.ts runs every statement both ways, with the adapter as the oracle.
+//     shapes alike. db/sql.pg.test.ts runs every statement both ways, with the adapter as the oracle, and holds
+//     the pet rows to what the Prisma client's findUnique returns for the same pet.
+//
+// Either way a row is a record keyed by the names the statement gives its columns, typed by the statement
+// (`statement<PetRecord>(...)`, the record types being picks of Prisma's generated model types): no caller reads
+// a column by its position, so adding or reordering a column in a SELECT cannot shift what a caller reads.
 //   - PGlite: through its driver adapter (createAdapterSql), in process, with no pool to go straight to.
 
 /** The argument types our statements use. */
@@ -29,10 +38,37 @@ type SqlArgType = Extract<ArgScalarType, 'string' | 'int' | 'bigint' | 'bytes'>;
  */
 export type SqlArg = { value: string | number | bigint | Uint8Array | null; type: SqlArgType };
 
+/**
+ * A statement's text, typed with the row it returns. Rows are read by column NAME, never by position: a statement
+ * names each column it returns (`category_id AS "categoryId"`), and the row type says what those names are, taken
+ * from Prisma's generated model types where a column is a model field (see PetRecord), so that adding or
+ * reordering a column in a SELECT changes no reader. A plain string is a statement whose rows are unknown records.
+ */
+export type Statement<Row> = string & { readonly rowType?: Row };
+
+/** `text` as a statement whose rows are `Row`s (checked against Prisma's client by db/sql.pg.test.ts). */
+export const statement = <Row extends object>(text: string): Statement<Row> => text as Statement<Row>;
+
+/** A pet as the operations read it: the model's own field types (BigInt fields as bigint), named as in the model. */
+export type PetRecord = Pick<PetModel, 'id' | 'name' | 'categoryId' | 'status'>;
+/** An issued key as the per-request lookup reads it. */
+export type ApiKeyRecord = Pick<ApiKeyModel, 'id'>;
+/** A rate-limit window's count after a charge. */
+export type RateLimitRecord = Pick<RateLimitWindowModel, 'count'>;
+
 export interface Sql {
-  /** Runs one parameterised statement (`$1`, `$2`...) and returns its rows as arrays, columns in SELECT order. */
-  rows(statement: string, args?: readonly SqlArg[]): Promise<unknown[][]>;
+  /**
+   * Runs one parameterised statement (`$1`, `$2`...) and returns its rows as records keyed by column name; int8
+   * columns come back as bigint (as the Prisma client returns a BigInt field), every other column as pg reads it.
+   */
+  rows<Row extends object = Record<string, unknown>>(
+    statement: Statement<Row>,
+    args?: readonly SqlArg[],
+  ): Promise<Row[]>;
 }
+
+/** int8's type OID: its text is parsed to a bigint. */
+const INT8_OID = 20;
 
 export interface CreateSqlOptions {
   /** Named prepared statements, when the connection keeps them (see StatementNamer); none: all unnamed. */
@@ -44,17 +80,17 @@ export interface CreateSqlOptions {
  * taken on the server connection (`auto` mode, see StatementNamer) is sent again, unnamed.
  */
 function withNameFallback(
-  run: (statement: string, args: readonly SqlArg[]) => Promise<unknown[][]>,
+  run: (statement: string, args: readonly SqlArg[]) => Promise<Record<string, unknown>[]>,
   namer: StatementNamer | undefined,
 ): Sql {
   return {
-    async rows(statement, args = []) {
+    async rows<Row extends object>(statement: Statement<Row>, args: readonly SqlArg[] = []) {
       try {
-        return await run(statement, args);
+        return (await run(statement, args)) as Row[];
       } catch (error) {
         // The statement failed at Parse or Bind, before it ran: safe to send again, unnamed.
         if (namer?.fallBackOn(error) !== true) throw error;
-        return await run(statement, args);
+        return (await run(statement, args)) as Row[];
       }
     },
   };
@@ -62,16 +98,33 @@ function withNameFallback(
 
 /** The hot statements through a Prisma driver adapter (PGlite; on PostgreSQL, the oracle of db/sql.pg.test.ts). */
 export function createAdapterSql(queryable: SqlQueryable, { namer }: CreateSqlOptions = {}): Sql {
-  const run = async (statement: string, args: readonly SqlArg[]) =>
-    (
-      await queryable.queryRaw({
-        sql: statement,
-        args: args.map((arg) => (typeof arg.value === 'bigint' ? arg.value.toString() : arg.value)),
-        argTypes: args.map((arg) => ({ scalarType: arg.type, arity: 'scalar' })),
-      })
-    ).rows;
+  const run = async (statement: string, args: readonly SqlArg[]) => {
+    const result = await queryable.queryRaw({
+      sql: statement,
+      args: args.map((arg) => (typeof arg.value === 'bigint' ? arg.value.toString() : arg.value)),
+      argTypes: args.map((arg) => ({ scalarType: arg.type, arity: 'scalar' })),
+    });
+    const { columnNames, columnTypes } = result;
+    return result.rows.map((values) => {
+      const record: Record<string, unknown> = {};
+      for (let index = 0; index < columnNames.length; index++) {
+        const value = values[index];
+        record[columnNames[index] as string] =
+          columnTypes[index] === ColumnTypeEnum.Int64 && value !== null ? int8(value) : value;
+      }
+      return record;
+    });
+  };
   return withNameFallback(run, namer);
 }
+
+/** pg's own text parsers, but int8 as a bigint (exact beyond 2^53, as the Prisma client returns it). */
+const INT8_AS_BIGINT: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID
+      ? (text: string) => BigInt(text)
+      : defaultParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
 
 /** A value as pg sends it: pg itself writes a bigint as its digits and a Uint8Array as a bytea. */
 const pgValue = ({ value, type }: SqlArg) =>
@@ -88,18 +141,18 @@ interface CreatePgSqlOptions extends CreateSqlOptions {
 
 /**
  * The hot statements straight on a pg pool (see the module comment): each statement checks a connection out of
- * `pool` for itself, named per `namer`, its rows as arrays.
+ * `pool` for itself, named per `namer`, its rows as records.
  */
 export function createPgSql(pool: pg.Pool, { namer, guard }: CreatePgSqlOptions): Sql {
   const run = (statement: string, args: readonly SqlArg[]) =>
     guard(statement, async () => {
       const values = new Array<unknown>(args.length);
       for (let index = 0; index < args.length; index++) values[index] = pgValue(args[index] as SqlArg);
-      const result = await pool.query<unknown[]>({
+      const result = await pool.query<Record<string, unknown>>({
         name: namer?.name({ sql: statement }),
         text: statement,
         values,
-        rowMode: 'array',
+        types: INT8_AS_BIGINT,
       });
       return result.rows;
     });
@@ -177,9 +230,6 @@ export function createStatementNamer(
   };
 }
 
-/**
- * An int8 column as it comes (its digits from pg, straight or through the adapter; a bigint or a number from PGlite),
- * as a bigint.
- */
-export const int8 = (value: unknown): bigint =>
+/** An int8 column as the adapters return it (its digits from adapter-pg; a bigint or a number from PGlite). */
+const int8 = (value: unknown): bigint =>
   typeof value === 'bigint' ? value : BigInt(value as string | number);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../db/database.js';
-import { int8, type Sql } from '../db/sql.js';
+import { type ApiKeyRecord, type Sql, statement } from '../db/sql.js';
 import { sha256 } from './api-key-digest.js';
 
 /** Every issued key starts with this; a presented key without it is not looked up in the database at all. */
@@ -47,7 +47,9 @@ export function createApiKeysService(prisma: PrismaClient) {
   };
 }
 
-const FIND_ACTIVE = 'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL';
+const FIND_ACTIVE = statement<ApiKeyRecord>(
+  'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+);
 
 /**
  * The lookup every request with an issued key makes, as a hot statement (db/sql.ts) rather than through the
@@ -56,6 +58,6 @@ const FIND_ACTIVE = 'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at 
 export function createIssuedKeyLookup(sql: Sql) {
   return async (keyHash: Buffer): Promise<{ id: bigint } | undefined> => {
     const [row] = await sql.rows(FIND_ACTIVE, [{ value: keyHash, type: 'bytes' }]);
-    return row === undefined ? undefined : { id: int8(row[0]) };
+    return row === undefined ? undefined : { id: row.id };
   };
 }

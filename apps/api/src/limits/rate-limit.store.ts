@@ -1,4 +1,4 @@
-import type { Sql } from '../db/sql.js';
+import { type RateLimitRecord, type Sql, statement } from '../db/sql.js';
 
 /** Per-key request counts per window, in the database so that every instance on it shares them. */
 export interface RateLimitStore {
@@ -9,9 +9,10 @@ export interface RateLimitStore {
 }
 
 // On every admitted request when a limit is set: a hot statement (db/sql.ts), prepared once per connection.
-const CHARGE = `INSERT INTO rate_limit_windows (subject, window_start, count) VALUES ($1, $2::timestamptz, $3)
+const CHARGE =
+  statement<RateLimitRecord>(`INSERT INTO rate_limit_windows (subject, window_start, count) VALUES ($1, $2::timestamptz, $3)
   ON CONFLICT (subject, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
-  RETURNING count`;
+  RETURNING count`);
 
 // Once a minute, off the request path. A hot statement too rather than the Prisma client's deleteMany: that
 // client's first query would load its WebAssembly query compiler, about 24 MB of resident memory that the server
@@ -26,7 +27,7 @@ export function createRateLimitStore(sql: Sql): RateLimitStore {
         { value: windowStart.toISOString(), type: 'string' },
         { value: cost, type: 'int' },
       ]);
-      return row === undefined ? cost : Number(row[0]);
+      return row === undefined ? cost : row.count;
     },
     async sweep(before) {
       await sql.rows(SWEEP, [{ value: before.toISOString(), type: 'string' }]);

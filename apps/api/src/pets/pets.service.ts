@@ -1,5 +1,5 @@
 import type { OperationParsedInput, Pet, PetsPage } from '@petstore/schema';
-import { int8, type Sql } from '../db/sql.js';
+import { type PetRecord, type Sql, statement } from '../db/sql.js';
 import { operationError } from '../errors.js';
 import {
   createSweeper,
@@ -12,15 +12,20 @@ import {
 import type { OperationContext } from '../operations.js';
 import { decodePetCursor, encodePetCursor } from './pet-cursor.js';
 
-const COLUMNS = 'id, name, category_id, status::text';
+// Each column named as the Pet model's field (PetRecord): rows are read by these names, never by position.
+const COLUMNS = 'id, name, category_id AS "categoryId", status::text AS status';
 // The statements the pet operations run: fixed texts, so each is prepared once per connection. The filtered list
 // is exactly the shape pets_status_id_idx serves (an index range scan, no sort); the unfiltered one walks the
 // primary key. Pages are keyset, never OFFSET: a page starts after the last id of the previous one, so page 400
 // costs what page 1 costs, and rows inserted during a walk (higher ids) never shift what is left to read.
-const LIST_ALL = `SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`;
-const LIST_BY_STATUS = `SELECT ${COLUMNS} FROM pets WHERE status = $1::pet_status AND id > $2 ORDER BY id LIMIT $3`;
-const GET = `SELECT ${COLUMNS} FROM pets WHERE id = $1`;
-const CREATE = `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3::pet_status) RETURNING ${COLUMNS}`;
+const LIST_ALL = statement<PetRecord>(`SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`);
+const LIST_BY_STATUS = statement<PetRecord>(
+  `SELECT ${COLUMNS} FROM pets WHERE status = $1::pet_status AND id > $2 ORDER BY id LIMIT $3`,
+);
+const GET = statement<PetRecord>(`SELECT ${COLUMNS} FROM pets WHERE id = $1`);
+const CREATE = statement<PetRecord>(
+  `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3::pet_status) RETURNING ${COLUMNS}`,
+);
 
 // createPet with an idempotency key. The key lives on the pet it created (pets.idempotency_key_hash, unique among
 // keyed pets), so the usual case, a new key, is ONE insert of one row, one round trip, like a plain create:
@@ -29,19 +34,22 @@ const CREATE = `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3:
 // - `ON CONFLICT ... DO NOTHING`: a committed pet with this key already exists, and nothing is inserted.
 // Only when no row comes back does a second statement look the key up: a replay (same fingerprint), a 422 (another
 // body), an expired key (forgotten, then the insert is tried again) or nothing visible (the lock was held: 409).
-const KEY_COLUMNS = `${COLUMNS}, idempotency_fingerprint = $2 AS same_request,
+const KEY_COLUMNS = `${COLUMNS}, idempotency_fingerprint = $2 AS "sameRequest",
   created_at <= now() - make_interval(secs => $3::int) AS expired`;
-const CREATE_WITH_KEY = `INSERT INTO pets (name, category_id, status, idempotency_key_hash, idempotency_fingerprint)
+const CREATE_WITH_KEY =
+  statement<PetRecord>(`INSERT INTO pets (name, category_id, status, idempotency_key_hash, idempotency_fingerprint)
   SELECT $1::text, $2::bigint, $3::pet_status, $4::bytea, $5::bytea WHERE pg_try_advisory_xact_lock($6::bigint)
   ON CONFLICT (idempotency_key_hash) WHERE idempotency_key_hash IS NOT NULL DO NOTHING
-  RETURNING ${COLUMNS}`;
-const FIND_BY_KEY = `SELECT ${KEY_COLUMNS} FROM pets WHERE idempotency_key_hash = $1`;
+  RETURNING ${COLUMNS}`);
+const FIND_BY_KEY = statement<PetRecord & { sameRequest: boolean; expired: boolean }>(
+  `SELECT ${KEY_COLUMNS} FROM pets WHERE idempotency_key_hash = $1`,
+);
 // Forgetting a key clears it from its pet (the pet stays): the same key may then create again.
 const FORGET_EXPIRED_KEY = `UPDATE pets SET idempotency_key_hash = NULL, idempotency_fingerprint = NULL
   WHERE idempotency_key_hash = $1 AND created_at <= now() - make_interval(secs => $2::int)`;
 /** Expired keys forgotten per statement of a sweep: short transactions, a bounded number of rows locked at once. */
 const SWEEP_BATCH = 1000;
-const SWEEP_EXPIRED_KEYS = `WITH expired AS (
+const SWEEP_EXPIRED_KEYS = statement<{ swept: number }>(`WITH expired AS (
     SELECT id FROM pets WHERE idempotency_key_hash IS NOT NULL
       AND created_at <= now() - make_interval(secs => $1::int)
     ORDER BY created_at LIMIT ${SWEEP_BATCH}
@@ -49,12 +57,12 @@ const SWEEP_EXPIRED_KEYS = `WITH expired AS (
     UPDATE pets SET idempotency_key_hash = NULL, idempotency_fingerprint = NULL
     FROM expired WHERE pets.id = expired.id RETURNING 1
   )
-  SELECT count(*)::int FROM swept`;
+  SELECT count(*)::int AS swept FROM swept`);
 
-/** A row (columns in COLUMNS order) becomes a Pet; a NULL status is left out, never sent as `"status": null`. */
-function toPet(row: unknown[]): Pet {
-  const pet: Pet = { id: int8(row[0]), name: row[1] as string, categoryId: int8(row[2]) };
-  if (row[3] !== null) pet.status = row[3] as NonNullable<Pet['status']>;
+/** A pet's record becomes a Pet; a NULL status is left out, never sent as `"status": null`. */
+function toPet({ id, name, categoryId, status }: PetRecord): Pet {
+  const pet: Pet = { id, name, categoryId };
+  if (status !== null) pet.status = status;
   return pet;
 }
 
@@ -109,7 +117,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
       // Batch after batch, until one comes back short: a backlog (an instance down for a day) drains in one sweep.
       for (let batch = 0; batch < 1000; batch++) {
         const [row] = await sql.rows(SWEEP_EXPIRED_KEYS, [ttl]);
-        if (Number(row?.[0] ?? 0) < SWEEP_BATCH) return;
+        if ((row?.swept ?? 0) < SWEEP_BATCH) return;
       }
     },
     { onError: options.onSweepError },
@@ -133,12 +141,12 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
       const [stored] = await sql.rows(FIND_BY_KEY, [keyHash, fingerprint, ttl]);
       // Nothing committed under the key, and the insert did not run: a request with this key holds its lock.
       if (stored === undefined) throw keyInUse();
-      if (stored[5] === true) {
+      if (stored.expired) {
         // Expired but not swept yet: forget it and start afresh, as if it had never been used.
         await sql.rows(FORGET_EXPIRED_KEY, [keyHash, ttl]);
         continue;
       }
-      if (stored[4] !== true) throw keyReused();
+      if (!stored.sameRequest) throw keyReused();
       // A pet never changes once stored, so its row is the response the first request got.
       return toPet(stored);
     }

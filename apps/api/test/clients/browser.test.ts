@@ -207,7 +207,7 @@ describe.each(DATABASE_KINDS)('the bundled REST client in Chromium, API on %s', 
     const rows = await server.database.sql.rows('SELECT id FROM pets WHERE name = $1', [
       { value: 'Retried in the browser', type: 'string' },
     ]);
-    expect(rows.map((row) => String(row[0]))).toEqual([report.retried.id]);
+    expect(rows.map((row) => String(row.id))).toEqual([report.retried.id]);
 
     expect(report.headers.location).toMatch(/^\/v1\/pets\/[0-9]+$/);
     expect(report.headers.retryAfter).toMatch(/^[0-9]+$/);

@@ -156,7 +156,7 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
       await server.database.sql.rows('SELECT id, category_id FROM pets WHERE name = $1', [
         { value: name, type: 'string' },
       ])
-    ).map((row) => row.map(String));
+    ).map((row) => [String(row.id), String(row.category_id)]);
 
   it("refuses a bad pet in the browser with NewPet's messages, and sends nothing", async () => {
     await page.getByLabel('Category id').fill('12abc');
@@ -272,7 +272,7 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
 
     const shown = await page.locator('tbody tr td:first-child').allTextContents();
     const stored = await server.database.sql.rows("SELECT id FROM pets WHERE status = 'pending' ORDER BY id");
-    expect(shown).toEqual(stored.map((row) => String(row[0])));
+    expect(shown).toEqual(stored.map((row) => String(row.id)));
     expect(new Set(await page.locator('tbody tr td:nth-child(4)').allTextContents())).toEqual(
       new Set(['pending']),
     );

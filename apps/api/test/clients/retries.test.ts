@@ -89,7 +89,7 @@ describe.each(DATABASE_KINDS)('client retries against the API on %s', (kind) => 
   const stored = async (name: string) =>
     (
       await server.database.sql.rows('SELECT id FROM pets WHERE name = $1', [{ value: name, type: 'string' }])
-    ).map((row) => BigInt(row[0] as string | number));
+    ).map((row) => row.id as bigint);
 
   beforeAll(async () => {
     server = await startTestServer(kind, 'client-retries');
