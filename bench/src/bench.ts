@@ -441,7 +441,10 @@ async function checkSameAnswers(api: ServerProcess, references: ServerProcess[])
     }
   }
   log(
-    `api, ${references.map((r) => r.label).join(' and ')} return identical bodies for list20, list100-available and get-by-id`,
+    `api, ${references
+      .map((r) => r.label)
+      .join(', ')
+      .replace(/, ([^,]*)$/, ' and $1')} return identical bodies for list20, list100-available and get-by-id`,
   );
 }
 
