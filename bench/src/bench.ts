@@ -1,7 +1,8 @@
 // pnpm bench [--quick | --soak [seconds] | --profile] [--rounds N] [--duration S] [--json FILE]
 //
-// One run: a fresh seeded PostgreSQL database, the compiled api (NODE_ENV=production) and three reference servers
-// (raw: node:http + pg; naive: Express + zod + Prisma; fastify: Fastify + pg + JSON schemas) side by side, wrk as a separate process, servers alternated
+// One run: a fresh seeded PostgreSQL database, the compiled api (NODE_ENV=production) and four reference servers
+// (raw: node:http + pg; naive: Express + zod + Prisma; fastify: Fastify + pg + JSON schemas; fastify-prod: the same
+// with a request log, a rate limit and security headers) side by side, wrk as a separate process, servers alternated
 // round by round, medians with spread, server CPU per request, start-up time, and the issue's targets.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -34,7 +35,13 @@ const repoRoot = resolve(here, '../..');
 const referenceMain = join(here, 'reference-main.js');
 const naiveMain = join(here, 'naive-main.js');
 const fastifyMain = join(here, 'fastify-main.js');
-const REFERENCE_MAINS = { raw: referenceMain, naive: naiveMain, fastify: fastifyMain } as const;
+const fastifyProdMain = join(here, 'fastify-prod-main.js');
+const REFERENCE_MAINS = {
+  raw: referenceMain,
+  naive: naiveMain,
+  fastify: fastifyMain,
+  'fastify-prod': fastifyProdMain,
+} as const;
 
 // Bare `--soak` means 60 s: parseArgs wants a value for a string option, so supply the default.
 const argv = process.argv.slice(2);
@@ -66,8 +73,8 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   process.stdout.write(
-    'pnpm bench                 full comparison: api, raw, naive and fastify references (about 16 minutes)\n' +
-      'pnpm bench --quick         short comparison (about 3 minutes), no logging variant\n' +
+    'pnpm bench                 full comparison: api, raw, naive, fastify and fastify-prod (about 20 minutes)\n' +
+      'pnpm bench --quick         short comparison (about 4 minutes), no logging variant\n' +
       'pnpm bench --soak 60       api alone under mixed load, RSS over time\n' +
       'pnpm bench --profile       api under --cpu-prof, one profile per scenario, summarized\n' +
       'pnpm bench --metrics       api with METRICS_PORT set (tracing off) vs without, interleaved in one run;\n' +
@@ -141,8 +148,10 @@ const startApi = (
   });
 
 /**
- * The references: raw (node:http + pg), naive (Express + zod + Prisma) and fastify (Fastify + pg + its JSON
- * schemas); the api's pool size, no logging.
+ * The references: raw (node:http + pg), naive (Express + zod + Prisma), fastify (Fastify + pg + its JSON
+ * schemas), the api's pool size, no logging; and fastify-prod (fastify with pino's request log on stdout, which
+ * startServer sends to /dev/null as it does the api's, `@fastify/rate-limit` at its default limit, which counts but
+ * never refuses in a run, and the api's security headers).
  */
 const startReference = (databaseUrl: string, kind: keyof typeof REFERENCE_MAINS) =>
   startServer({
@@ -254,7 +263,7 @@ async function fullComparison(
   reportComparison({ scenarios, results, warnings, startup, logged: apiQuiet !== undefined, machine });
 }
 
-/** The raw, naive and fastify references, and the api at LOG_LEVEL=warn unless the logging variant is off. */
+/** The four references, and the api at LOG_LEVEL=warn unless the logging variant is off. */
 async function startComparisonServers(
   databaseUrl: string,
   servers: ServerProcess[],
@@ -265,11 +274,13 @@ async function startComparisonServers(
   servers.push(naive);
   const fastify = await startReference(databaseUrl, 'fastify');
   servers.push(fastify);
+  const fastifyProd = await startReference(databaseUrl, 'fastify-prod');
+  servers.push(fastifyProd);
   const apiQuiet = logVariant
     ? await startApi(databaseUrl, 'api-log-warn', { LOG_LEVEL: 'warn' })
     : undefined;
   if (apiQuiet) servers.push(apiQuiet);
-  return { references: [raw, naive, fastify], apiQuiet };
+  return { references: [raw, naive, fastify, fastifyProd], apiQuiet };
 }
 
 /** `warmupSec` of mixed load on each server, one after the other. */
@@ -357,7 +368,7 @@ function reportComparison({
   );
   log('');
   log(
-    `### api vs raw, naive and fastify references — medians over ${rounds} rounds (min–max for req/s); ` +
+    `### api vs raw, naive, fastify and fastify-prod references — medians over ${rounds} rounds (min–max for req/s); ` +
       'CPU = server user+system time per completed request',
   );
   log('');
@@ -430,7 +441,10 @@ async function checkSameAnswers(api: ServerProcess, references: ServerProcess[])
     }
   }
   log(
-    `api, ${references.map((r) => r.label).join(' and ')} return identical bodies for list20, list100-available and get-by-id`,
+    `api, ${references
+      .map((r) => r.label)
+      .join(', ')
+      .replace(/, ([^,]*)$/, ' and $1')} return identical bodies for list20, list100-available and get-by-id`,
   );
 }
 
@@ -440,7 +454,7 @@ async function checkSameAnswers(api: ServerProcess, references: ServerProcess[])
  * while nothing else is under load; servers alternate so none always goes first.
  */
 async function measureStartup(databaseUrl: string): Promise<StartupSamples> {
-  const samples: StartupSamples = { api: [], raw: [], naive: [], fastify: [] };
+  const samples: StartupSamples = { api: [], raw: [], naive: [], fastify: [], 'fastify-prod': [] };
   for (let i = 0; i < startupSamples; i++) {
     const order = i % 2 === 0 ? SERVERS : [...SERVERS].reverse();
     for (const name of order) {

@@ -2,14 +2,23 @@
 // with prepared statements; its JSON schemas validate (Ajv) and serialize (fast-json-stringify); auth is an
 // `onRequest` hook; tRPC through Fastify's own tRPC adapter. The same routes and rules as the raw reference (the
 // key check, the int64 reviver, the content-type rule and the tRPC input checks are shared from
-// reference-rules.ts); it shares no code with the api. Issue 28 asks the api to be level with it.
+// reference-rules.ts); it shares no code with the api. Issue 28 asks the api to be level with it. The production
+// Fastify reference (fastify-prod-server.ts) mounts the same routes (`addPetstoreRoutes`) on an instance with a
+// request log, a rate limit and security headers.
 import { randomUUID } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
-import Fastify, { type FastifyInstance, type FastifyReply, type onRequestHookHandler } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  type onRequestHookHandler,
+} from 'fastify';
 import type pg from 'pg';
 import superjson from 'superjson';
 import {
+  type AuthResult,
   createKeyChecker,
   isJsonContentType,
   type ListQuery,
@@ -122,9 +131,39 @@ function petstoreKeywords<A extends AjvKeywords>(ajv: A): A {
 const sendError = (reply: FastifyReply, status: number, code: string, message: string) =>
   reply.code(status).type(JSON_TYPE).send(JSON.stringify({ code, message, status }));
 
+/**
+ * The options both Fastify references are made with: the body limit, the request id (the caller's when sane, else a
+ * UUID) and Ajv without coercion, with the int64 and text keywords.
+ */
+export const FASTIFY_OPTIONS = {
+  bodyLimit: BODY_LIMIT_BYTES,
+  genReqId: (req) => {
+    const given = req.headers['x-request-id'];
+    return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  },
+  // Fastify's defaults coerce types and drop unknown properties: here an unknown field is an error and
+  // nothing is coerced (a string is not a number).
+  ajv: {
+    customOptions: { coerceTypes: false, removeAdditional: false },
+    plugins: [petstoreKeywords],
+  },
+} satisfies FastifyServerOptions;
+
+/** Whether a request carries a configured key (`ok`), or why not. */
+export type Authenticate = (req: FastifyRequest) => AuthResult;
+
 export function createFastifyServer(pool: pg.Pool, apiKeys: readonly string[]): FastifyInstance {
   const checkKey = createKeyChecker(apiKeys);
+  const app = Fastify({ ...FASTIFY_OPTIONS, logger: false });
+  addPetstoreRoutes(app, pool, (req) => checkKey(req.headers.authorization));
+  return app;
+}
 
+/**
+ * The routes, the content-type parser, tRPC, the not-found and error handlers, and `X-Request-Id`, on `app` (made
+ * with FASTIFY_OPTIONS); `authenticate` says whether a request carries a key.
+ */
+export function addPetstoreRoutes(app: FastifyInstance, pool: pg.Pool, authenticate: Authenticate): void {
   const list = async ({ limit, status }: ListQuery) =>
     (status === undefined
       ? await pool.query<PetRow>({ ...LIST_ALL, values: [limit] })
@@ -132,21 +171,6 @@ export function createFastifyServer(pool: pg.Pool, apiKeys: readonly string[]): 
     ).rows.map(toPet);
   const insert = async ({ name, categoryId, status }: NewPet) =>
     toPet((await pool.query<PetRow>({ ...INSERT, values: [name, categoryId, status] })).rows[0] as PetRow);
-
-  const app = Fastify({
-    logger: false,
-    bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
-    // Fastify's defaults coerce types and drop unknown properties: here an unknown field is an error and
-    // nothing is coerced (a string is not a number).
-    ajv: {
-      customOptions: { coerceTypes: false, removeAdditional: false },
-      plugins: [petstoreKeywords],
-    },
-  });
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
@@ -174,7 +198,7 @@ export function createFastifyServer(pool: pg.Pool, apiKeys: readonly string[]): 
   });
 
   const requireKey: onRequestHookHandler = async (req, reply) => {
-    const result = checkKey(req.headers.authorization);
+    const result = authenticate(req);
     if (result === 'ok') return;
     reply.header(
       'WWW-Authenticate',
@@ -250,10 +274,8 @@ export function createFastifyServer(pool: pg.Pool, apiKeys: readonly string[]): 
   app.register(fastifyTRPCPlugin, {
     prefix: '/v1/trpc',
     trpcOptions: {
-      router: trpcRouter(checkKey, list, insert),
-      createContext: ({ req }: { req: { headers: { authorization?: string } } }) => ({
-        authorization: req.headers.authorization,
-      }),
+      router: trpcRouter(authenticate, list, insert),
+      createContext: ({ req }: { req: FastifyRequest }) => ({ req }),
     },
   });
 
@@ -277,18 +299,17 @@ export function createFastifyServer(pool: pg.Pool, apiKeys: readonly string[]): 
     process.stderr.write(`fastify server: ${(error as Error).stack ?? String(error)}\n`);
     return sendError(reply, 500, 'internal_error', 'the server failed to handle the request');
   });
-  return app;
 }
 
 /** `pets.list` and `pets.create` in superjson, behind the key check; inputs checked by the raw reference's rules. */
 function trpcRouter(
-  checkKey: ReturnType<typeof createKeyChecker>,
+  authenticate: Authenticate,
   list: (query: ListQuery) => Promise<PetRow[]>,
   insert: (newPet: NewPet) => Promise<PetRow>,
 ) {
-  const t = initTRPC.context<{ authorization: string | undefined }>().create({ transformer: superjson });
+  const t = initTRPC.context<{ req: FastifyRequest }>().create({ transformer: superjson });
   const authed = t.procedure.use(({ ctx, next }) => {
-    if (checkKey(ctx.authorization) !== 'ok') throw new TRPCError({ code: 'UNAUTHORIZED' });
+    if (authenticate(ctx.req) !== 'ok') throw new TRPCError({ code: 'UNAUTHORIZED' });
     return next();
   });
   const checked =

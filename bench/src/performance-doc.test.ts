@@ -32,10 +32,17 @@ describe('docs/performance.md', () => {
           naive: [run(500, 30, 250, 150), run(510, 31, 260, 151), run(490, 29, 240, 149)],
           // A server that did not run (a run before it existed) is kept as null and shown as –.
           fastify: [],
+          'fastify-prod': [],
         },
       })),
     );
-    const startup = { api: [250, 260, 400], raw: [100, 90, 95], naive: [300, 310, 305], fastify: [] };
+    const startup = {
+      api: [250, 260, 400],
+      raw: [100, 90, 95],
+      naive: [300, 310, 305],
+      fastify: [],
+      'fastify-prod': [],
+    };
     const recorded = recordRun(
       { rounds: 3, rows, startup },
       { date: '2026-11-25', command: 'pnpm bench', machine: 'm', conditions: 'c' },
@@ -44,6 +51,6 @@ describe('docs/performance.md', () => {
     expect(block).toContain(renderTable(rows, 3));
     expect(block).toContain(renderStartupTable(startup));
     expect(block).toContain(renderTargets(evaluateTargets(rows, startup)));
-    expect(block).toContain('Not in this run: fastify');
+    expect(block).toContain('Not in this run: fastify, fastify-prod');
   });
 });

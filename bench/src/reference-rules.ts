@@ -29,17 +29,34 @@ export type AuthResult = 'ok' | 'missing' | 'invalid';
 
 const digest = (key: string) => createHash('sha256').update(key).digest();
 
-/** Same as the api: SHA-256 digests compared in constant time against every key, always. */
-export function createKeyChecker(keys: readonly string[]) {
+/** Which configured key a request carries (its index), or why none: `missing` (no bearer token) or `invalid`. */
+export type KeyIdentity = number | 'missing' | 'invalid';
+
+/**
+ * Same as the api: SHA-256 digests compared in constant time against every key, always; says which key matched
+ * (for what is counted per key, the production Fastify reference's rate limit).
+ */
+export function createKeyIdentifier(keys: readonly string[]) {
   const digests = keys.map(digest);
-  return (authorization: string | undefined): AuthResult => {
+  return (authorization: string | undefined): KeyIdentity => {
     if (authorization === undefined || authorization === '') return 'missing';
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined) return 'missing';
     const candidate = digest(token);
-    let match = false;
-    for (const known of digests) match = timingSafeEqual(candidate, known) || match;
-    return match ? 'ok' : 'invalid';
+    let found = -1;
+    for (let i = 0; i < digests.length; i++) {
+      if (timingSafeEqual(candidate, digests[i] as Buffer)) found = i;
+    }
+    return found === -1 ? 'invalid' : found;
+  };
+}
+
+/** The key check of every reference: `ok`, or why not. */
+export function createKeyChecker(keys: readonly string[]) {
+  const identify = createKeyIdentifier(keys);
+  return (authorization: string | undefined): AuthResult => {
+    const identity = identify(authorization);
+    return typeof identity === 'number' ? 'ok' : identity;
   };
 }
 

@@ -12,8 +12,8 @@ export interface Measurement extends LoadResult {
 /** Runs of one server on one scenario at one connection count, one per round. */
 export type Runs = Measurement[];
 
-/** The servers compared in one run: the api and the three references. */
-export const SERVERS = ['api', 'raw', 'naive', 'fastify'] as const;
+/** The servers compared in one run: the api and the four references. */
+export const SERVERS = ['api', 'raw', 'naive', 'fastify', 'fastify-prod'] as const;
 export type ServerName = (typeof SERVERS)[number];
 
 function median(values: number[]): number {
@@ -76,6 +76,8 @@ export interface RowView {
   apiRaw: number;
   apiNaive: number;
   apiFastify: number;
+  /** api req/s over the production Fastify reference's (request log, rate limit, security headers). */
+  apiFastifyProd: number;
   p99ApiRaw: number;
   cpuApiRaw: number;
 }
@@ -106,7 +108,7 @@ export interface RowFigures {
 
 /** The ratios of a row, from its servers' figures. */
 export function viewOf({ scenario, connections, servers }: RowFigures): RowView {
-  const { api, raw, naive, fastify } = servers;
+  const { api, raw, naive, fastify, 'fastify-prod': fastifyProd } = servers;
   return {
     scenario,
     connections,
@@ -114,6 +116,7 @@ export function viewOf({ scenario, connections, servers }: RowFigures): RowView 
     apiRaw: api.rps.median / raw.rps.median,
     apiNaive: api.rps.median / naive.rps.median,
     apiFastify: api.rps.median / fastify.rps.median,
+    apiFastifyProd: api.rps.median / fastifyProd.rps.median,
     p99ApiRaw: api.p99 / raw.p99,
     cpuApiRaw: api.cpuPerRequest / raw.cpuPerRequest,
   };
@@ -131,9 +134,10 @@ export function renderTable(rows: Row[], rounds: number): string {
 export function renderViews(views: RowView[], rounds: number): string {
   const all = SERVERS.join(' / ');
   const header =
-    '| scenario | conns | api req/s | raw req/s | naive req/s | fastify req/s | api/raw | api/naive | api/fastify ' +
+    '| scenario | conns | api req/s | raw req/s | naive req/s | fastify req/s | fastify-prod req/s | api/raw | api/naive ' +
+    '| api/fastify | api/fastify-prod ' +
     `| p50 ms ${all} | p99 ms ${all} | p99 api/raw | CPU µs/req ${all} | CPU api/raw | peak RSS MiB ${all} |`;
-  const rule = `| --- | ---: |${' ---: |'.repeat(13)}`;
+  const rule = `| --- | ---: |${' ---: |'.repeat(15)}`;
   const lines = views.map((v) =>
     [
       v.scenario,
@@ -142,9 +146,11 @@ export function renderViews(views: RowView[], rounds: number): string {
       withSpread(v.servers.raw.rps, 0, rounds),
       withSpread(v.servers.naive.rps, 0, rounds),
       withSpread(v.servers.fastify.rps, 0, rounds),
+      withSpread(v.servers['fastify-prod'].rps, 0, rounds),
       ratio(v.apiRaw),
       ratio(v.apiNaive),
       ratio(v.apiFastify),
+      ratio(v.apiFastifyProd),
       perServer(v, (s) => s.p50, 2),
       perServer(v, (s) => s.p99, 1),
       ratio(v.p99ApiRaw),
