@@ -167,7 +167,7 @@ export const RESPONSE_CASES: ResponseCase[] = [
     status: 200,
     body: pet('"id":9223372036854775808,"name":"Rex","categoryId":7'),
     expect: 'invalid_body',
-    detail: 'id: must be an integer between',
+    detail: 'id: must be a positive integer (1 to',
   },
   {
     name: 'a categoryId below int64',
