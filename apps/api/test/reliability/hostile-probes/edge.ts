@@ -5,6 +5,7 @@ import {
   type Expectation,
   invalid,
   type Options,
+  ok,
   type ProbeKit,
   trpcNewPet,
   unsupported,
@@ -190,13 +191,20 @@ export function edgeProbes({ rest, add, host, apiKey }: ProbeKit): void {
       ['X-Request-Id', 'b'],
     ],
   });
-  rest('edge', 'REST absolute-form target', 'GET', `http://${host}/v1/pets`, malformedRequest);
-  // Refused by the edge before tRPC: the answer is the Error body, as on REST.
+  // RFC 9112 section 3.2.2: the absolute-form is served as its origin-form, on both transports.
+  rest('edge', 'REST absolute-form target', 'GET', `http://${host}/v1/pets`, ok);
   rest(
     'edge',
     'tRPC absolute-form target',
     'GET',
     `http://${host}/v1/trpc/pets.list?input=${encodeURIComponent('{"json":{}}')}`,
+    ok,
+  );
+  rest(
+    'edge',
+    'REST absolute-form target with userinfo',
+    'GET',
+    `http://u@${host}/v1/pets`,
     malformedRequest,
   );
   rest('edge', 'REST GET with a body', 'GET', '/v1/pets', malformedRequest, '{"limit":1}');

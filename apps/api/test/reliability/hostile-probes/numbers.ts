@@ -77,7 +77,9 @@ export function numberProbes({ rest, trpcGet, trpcPost }: ProbeKit): void {
   trpcGet('inexact numbers', 'tRPC pets.list limit 5.0', 'pets.list', '{"json":{"limit":5.0}}', ok, {
     success: { kind: 'pets' },
   });
-  rest('inexact numbers', 'REST ?limit=5.0', 'GET', '/v1/pets?limit=5.0', invalid);
+  // One rule for an integer's spelling (integerOfText): 5.0 is 5 in a URL as in JSON.
+  rest('inexact numbers', 'REST ?limit=5.0', 'GET', '/v1/pets?limit=5.0', ok);
+  rest('inexact numbers', 'REST ?limit=5.5', 'GET', '/v1/pets?limit=5.5', invalid);
 }
 
 export function bigintTextProbes({ rest, trpcGet, trpcPost }: ProbeKit): void {
