@@ -1,173 +1,20 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../db/database.js';
-import { ALL_LABELS, type OperationLabel } from './operation-label.js';
+import type { OperationLabel } from './operation-label.js';
 
-// Prometheus metrics (prom-client), served on a port of their own (METRICS_PORT, http/metrics-server.ts), never on
-// the API's port.
-//
-// The request path stays cheap: prom-client's own `observe(labels, value)` validates and hashes its label object
-// on every call (about 1 µs with four labels). Here a request adds to fixed cells instead (a few array writes,
-// no allocation), indexed by its precomputed operation label, method and status class; prom-client reads the
-// cells only when Prometheus scrapes, through the two metric classes below, and renders them with everything
-// else (process defaults, pool gauges) in its text format.
+// Prometheus metrics (prom-client, through its own API), served on a port of their own (METRICS_PORT,
+// http/metrics-server.ts), never on the API's port. A request's labels are a small fixed set (the contract's
+// operations, a few method names and status classes), so each labelled child is looked up once and kept: the
+// request path then only calls the child's `inc` and `observe`.
 
 /** Upper bounds in seconds: this API answers in about a millisecond; a slow database shows from 25 ms up. */
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'other'] as const;
-const METHOD_INDEX = new Map<string, number>(METHODS.map((method, index) => [method, index]));
-const OTHER_METHOD = METHODS.length - 1;
-const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx', 'other'] as const;
-
+/** Methods named in the labels; any other is `other`, so a client cannot grow the label set. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const LABEL_NAMES = ['operation', 'transport', 'method', 'status_class'] as const;
-type LabelName = (typeof LABEL_NAMES)[number];
 
-/** Counts and durations of requests by label, method and status class, in flat arrays. */
-class RequestCells {
-  readonly counts: Float64Array;
-  readonly sums: Float64Array;
-  /** Per cell, per bucket: requests at most that long (not cumulative; summed on export). */
-  readonly buckets: Float64Array;
-
-  constructor() {
-    const cells = ALL_LABELS.length * METHODS.length * STATUS_CLASSES.length;
-    this.counts = new Float64Array(cells);
-    this.sums = new Float64Array(cells);
-    this.buckets = new Float64Array(cells * DURATION_BUCKETS.length);
-  }
-
-  observe(label: OperationLabel, method: string, status: number, seconds: number): void {
-    const methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
-    const statusClass = status >= 100 && status < 600 ? ((status / 100) | 0) - 1 : STATUS_CLASSES.length - 1;
-    const cell = (label.index * METHODS.length + methodIndex) * STATUS_CLASSES.length + statusClass;
-    this.counts[cell] = (this.counts[cell] as number) + 1;
-    this.sums[cell] = (this.sums[cell] as number) + seconds;
-    let bucket = 0;
-    while (bucket < DURATION_BUCKETS.length && seconds > (DURATION_BUCKETS[bucket] as number)) bucket++;
-    if (bucket < DURATION_BUCKETS.length) {
-      const at = cell * DURATION_BUCKETS.length + bucket;
-      this.buckets[at] = (this.buckets[at] as number) + 1;
-    }
-  }
-
-  /** The cells with at least one request, with their label values. */
-  *used(): Generator<{ cell: number; labels: Record<LabelName, string> }> {
-    for (let cell = 0; cell < this.counts.length; cell++) {
-      if (this.counts[cell] === 0) continue;
-      const statusClass = cell % STATUS_CLASSES.length;
-      const methodIndex = ((cell - statusClass) / STATUS_CLASSES.length) % METHODS.length;
-      const label = ALL_LABELS[Math.floor(cell / (STATUS_CLASSES.length * METHODS.length))] as OperationLabel;
-      yield {
-        cell,
-        labels: {
-          operation: label.operation,
-          transport: label.transport,
-          method: METHODS[methodIndex] as string,
-          status_class: STATUS_CLASSES[statusClass] as string,
-        },
-      };
-    }
-  }
-}
-
-// prom-client's typings declare `type` as a numeric enum while its registry writes the string it finds there
-// ('counter', 'histogram'), as its own metric classes return: hence the casts on what `get` returns.
-type CounterData = Awaited<ReturnType<Counter<LabelName>['get']>>;
-type HistogramData = Awaited<ReturnType<Histogram<LabelName>['get']>>;
-
-const COUNTER_HELP = 'HTTP requests answered, by operation, transport, method and status class';
-const HISTOGRAM_HELP =
-  'Time from the request reaching Express to the response finishing, by operation, transport, method and status class';
-
-/** `petstore_http_requests_total`, read from the cells at scrape time. */
-class RequestCounter extends Counter<LabelName> {
-  constructor(
-    private readonly cells: RequestCells,
-    registry: Registry,
-  ) {
-    super({
-      name: 'petstore_http_requests_total',
-      help: COUNTER_HELP,
-      labelNames: LABEL_NAMES,
-      registers: [registry],
-    });
-  }
-
-  override async get(): Promise<CounterData> {
-    const values = [...this.cells.used()].map(({ cell, labels }) => ({
-      labels,
-      value: this.cells.counts[cell] as number,
-    }));
-    return {
-      name: 'petstore_http_requests_total',
-      help: COUNTER_HELP,
-      type: 'counter',
-      values,
-      aggregator: 'sum',
-    } as unknown as CounterData;
-  }
-}
-
-/** `petstore_http_request_duration_seconds`, read from the cells at scrape time. */
-class RequestDurationHistogram extends Histogram<LabelName> {
-  constructor(
-    private readonly cells: RequestCells,
-    registry: Registry,
-  ) {
-    super({
-      name: 'petstore_http_request_duration_seconds',
-      help: HISTOGRAM_HELP,
-      labelNames: LABEL_NAMES,
-      buckets: DURATION_BUCKETS,
-      registers: [registry],
-    });
-  }
-
-  /** What prom-client's registry renders: buckets (cumulative), +Inf, sum and count per used cell. */
-  async getForPromString() {
-    const name = 'petstore_http_request_duration_seconds';
-    const values: { labels: object; sharedLabels: object; value: number; metricName: string }[] = [];
-    for (const { cell, labels } of this.cells.used()) {
-      let cumulative = 0;
-      DURATION_BUCKETS.forEach((upperBound, bucket) => {
-        cumulative += this.cells.buckets[cell * DURATION_BUCKETS.length + bucket] as number;
-        values.push({
-          labels: { le: upperBound },
-          sharedLabels: labels,
-          value: cumulative,
-          metricName: `${name}_bucket`,
-        });
-      });
-      const count = this.cells.counts[cell] as number;
-      values.push({
-        labels: { le: '+Inf' },
-        sharedLabels: labels,
-        value: count,
-        metricName: `${name}_bucket`,
-      });
-      values.push({
-        labels: {},
-        sharedLabels: labels,
-        value: this.cells.sums[cell] as number,
-        metricName: `${name}_sum`,
-      });
-      values.push({ labels: {}, sharedLabels: labels, value: count, metricName: `${name}_count` });
-    }
-    return { name, help: HISTOGRAM_HELP, type: 'histogram', values, aggregator: 'sum' };
-  }
-
-  override async get(): Promise<HistogramData> {
-    const data = await this.getForPromString();
-    return {
-      ...data,
-      values: data.values.map(({ labels, sharedLabels, value, metricName }) => ({
-        labels: { ...sharedLabels, ...labels },
-        value,
-        metricName,
-      })),
-    } as unknown as HistogramData;
-  }
-}
+const statusClass = (status: number) => (status >= 100 && status < 600 ? `${(status / 100) | 0}xx` : 'other');
 
 export interface Metrics {
   registry: Registry;
@@ -191,9 +38,23 @@ export function createMetrics({
 }: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (processDefaults) collectDefaultMetrics({ register: registry });
-  const cells = new RequestCells();
-  new RequestCounter(cells, registry);
-  new RequestDurationHistogram(cells, registry);
+  const requests = new Counter({
+    name: 'petstore_http_requests_total',
+    help: 'HTTP requests answered, by operation, transport, method and status class',
+    labelNames: LABEL_NAMES,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'petstore_http_request_duration_seconds',
+    help: 'Time from the request reaching Express to the response finishing, by operation, transport, method and status class',
+    labelNames: LABEL_NAMES,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const children = new Map<
+    string,
+    { count: Counter.Internal; duration: Histogram.Internal<(typeof LABEL_NAMES)[number]> }
+  >();
   if (poolStats !== undefined) {
     new Gauge({
       name: 'petstore_db_pool_connections',
@@ -242,6 +103,21 @@ export function createMetrics({
   }
   return {
     registry,
-    observe: (label, method, status, seconds) => cells.observe(label, method, status, seconds),
+    observe(label, method, status, seconds) {
+      const labels = {
+        operation: label.operation,
+        transport: label.transport,
+        method: METHODS.has(method) ? method : 'other',
+        status_class: statusClass(status),
+      };
+      const key = `${labels.operation} ${labels.transport} ${labels.method} ${labels.status_class}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        child = { count: requests.labels(labels), duration: durations.labels(labels) };
+        children.set(key, child);
+      }
+      child.count.inc();
+      child.duration.observe(seconds);
+    },
   };
 }

@@ -12,16 +12,9 @@ export interface OperationLabel {
   /** `listPets`, `pets.list`, `healthz`, `unknown`... */
   readonly operation: string;
   readonly transport: Transport;
-  /** Position in ALL_LABELS: where the metrics keep this label's counts. */
-  readonly index: number;
 }
 
-const all: OperationLabel[] = [];
-const label = (operation: string, transport: Transport): OperationLabel => {
-  const made = { operation, transport, index: all.length };
-  all.push(made);
-  return made;
-};
+const label = (operation: string, transport: Transport): OperationLabel => ({ operation, transport });
 
 /** Anything no handler claimed: unknown paths (404), outside /v1 and inside it. */
 const UNKNOWN_LABEL = label('unknown', 'none');
@@ -44,8 +37,6 @@ export const REST_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
 const TRPC_LABELS: ReadonlyMap<string, OperationLabel> = new Map(
   operations.map((op) => [trpcPath(op), label(trpcPath(op), 'trpc')]),
 );
-
-export const ALL_LABELS: readonly OperationLabel[] = all;
 
 const OPERATION = Symbol('petstore.operation');
 type Labelled = { [OPERATION]?: OperationLabel };
