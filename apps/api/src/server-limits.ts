@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '@petstore/schema';
 import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
-import { deferContinue, SERVER_METHODS } from './http/edge.js';
+import { deferContinue, edgeListener, SERVER_METHODS } from './http/edge.js';
 import { sendError } from './http/send.js';
 
 /** The prototypes the handler gives every request and response (Express's `app.request` and `app.response`). */
@@ -57,10 +57,11 @@ function withPrototype<T extends abstract new (...args: never[]) => object>(Base
  * unknown `Expect`) are answered here with the interface's `Error` body, as every 4xx is.
  */
 export function createHttpServer(
-  handler: RequestListener,
+  app: RequestListener,
   limits: ServerLimits,
   prototypes?: MessagePrototypes,
 ): Server {
+  const handler = edgeListener(app);
   const server = createServer(
     {
       ...(prototypes === undefined ? {} : messageClasses(prototypes)),

@@ -1,6 +1,7 @@
 // The edge's rules (src/http/edge.ts, docs/interface-decisions.md "The edge"), one case per rule, over raw
 // sockets against the API as production serves it. Each of these cases was seen failing before its rule.
 import { connect } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../../../tooling/vitest.shared.js';
 import { type RawRequest, type RawResponse, sendRaw } from './reliability/raw-http.js';
@@ -235,6 +236,58 @@ describe('the request target is a path, on both transports', () => {
       expectError(await send('GET', target, [host, auth]), 400, 'malformed_request');
     },
   );
+
+  // The class behind `http://a[b/v1/pets` (Express's router could not route it: its HTML 404) and `http://a%/...`
+  // (served): an authority is a host[:port] of RFC 3986 characters, or the request is 400 with an Error body.
+  it('generated absolute-form authorities: a host[:port] is served, anything else is 400 malformed_request', async () => {
+    const hostChar = fc.oneof(
+      fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;=".split('')),
+      fc.constantFrom('%41', '%7e', '%2D'),
+    );
+    const stray = fc.constantFrom(
+      '[',
+      ']',
+      '%',
+      '%4',
+      '%zz',
+      '{',
+      '}',
+      '|',
+      '^',
+      '`',
+      '\\',
+      '"',
+      '<',
+      '>',
+      ':x',
+    );
+    const authority = fc.oneof(
+      fc
+        .tuple(
+          fc.array(hostChar, { minLength: 1, maxLength: 8 }),
+          fc.option(fc.nat(65535), { nil: undefined }),
+        )
+        .map(([chars, port]) => ({
+          text: `${chars.join('')}${port === undefined ? '' : `:${port}`}`,
+          valid: true,
+        })),
+      fc
+        .tuple(fc.array(hostChar, { maxLength: 4 }), stray, fc.array(hostChar, { maxLength: 4 }))
+        .map(([before, bad, after]) => ({ text: `${before.join('')}${bad}${after.join('')}`, valid: false })),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        authority,
+        fc.constantFrom('/v1/pets?limit=1', '/v1/trpc/pets.list'),
+        async (a, path) => {
+          const response = await send('GET', `http://${a.text}${path}`, [host, auth]);
+          if (a.valid) expect(response.status, a.text).toBe(200);
+          else expectError(response, 400, 'malformed_request');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 
   it('a fragment or a raw non-ASCII byte in the target is 400', async () => {
     expectError(await send('GET', '/v1/pets#x', [host, auth]), 400, 'malformed_request', /#/);

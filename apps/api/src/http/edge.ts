@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { type ErrorCode, READ_AFTER_HEADER } from '@petstore/schema';
 import { parseReadPosition } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
@@ -58,7 +58,8 @@ const TARGET_CHARS = /^\/[\x21\x22\x24-\x7e]*$/;
  */
 const ABSOLUTE_FORM = /^https?:\/\/([^/?#@]*)([/?].*)?$/i;
 /** `uri-host [ ":" port ]` (RFC 9110 section 7.2), or empty (RFC 9112 section 3.2). */
-const HOST_FIELD = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]{0,5})?$/;
+const HOST_FIELD =
+  /^(?:\[[0-9A-Za-z:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]{0,5})?$/;
 
 const malformed = (message: string) => new AppError('malformed_request', message, { Connection: 'close' });
 
@@ -67,22 +68,44 @@ const malformed = (message: string) => new AppError('malformed_request', message
  * connection is then closed: the message could not be read with confidence), or undefined. `OPTIONS *` passes
  * (the caller answers it); the query is not read here (see queryOf).
  */
+/** The authority of each request whose target was absolute-form, once toOriginForm has rewritten it. */
+const authorities = new WeakMap<IncomingMessage, string>();
+
+/**
+ * RFC 9112 section 3.2.2: a server MUST accept the absolute-form, and then use its authority instead of Host. The
+ * target is rewritten here, once, into the origin-form every later reader sees (Express's router included, which
+ * cannot route a target such as `http://a[b/v1/pets` at all), and its authority is kept for checkMessage to
+ * judge. Called by the server's request listener before Express (edgeListener), and again by checkMessage
+ * for an app served some other way: the second call finds the first one's work. Returns the authority, if any.
+ */
+export function toOriginForm(req: IncomingMessage): string | undefined {
+  const known = authorities.get(req);
+  if (known !== undefined) return known;
+  const absolute = ABSOLUTE_FORM.exec(req.url ?? '');
+  if (absolute === null) return undefined;
+  const rest = absolute[2];
+  req.url = rest === undefined || rest.startsWith('?') ? `/${rest ?? ''}` : rest;
+  authorities.set(req, absolute[1] as string);
+  return absolute[1];
+}
+
+/** A request listener that puts every target in origin-form (toOriginForm) before `handler` routes it. */
+export function edgeListener(handler: RequestListener): RequestListener {
+  return (req, res) => {
+    toOriginForm(req);
+    handler(req, res);
+  };
+}
+
 export function checkMessage(req: IncomingMessage): AppError | undefined {
   if (req.httpVersionMajor !== 1) {
     return malformed('Only HTTP/1.0 and HTTP/1.1 requests are served.');
   }
-  let url = req.url ?? '';
-  // RFC 9112 section 3.2.2: a server MUST accept the absolute-form, and then use its authority instead of Host.
-  // It is read here once, into the origin-form every route reads, so no later reader sees another target.
-  const absolute = ABSOLUTE_FORM.exec(url);
-  let authority: string | undefined;
-  if (absolute !== null) {
-    authority = absolute[1] as string;
-    url = absolute[2] === undefined || absolute[2].startsWith('?') ? `/${absolute[2] ?? ''}` : absolute[2];
-    if (!HOST_FIELD.test(authority) || authority === '') {
-      return malformed('The authority of an absolute-form request target is not a host[:port].');
-    }
+  const authority = toOriginForm(req);
+  if (authority !== undefined && (authority === '' || !HOST_FIELD.test(authority))) {
+    return malformed('The authority of an absolute-form request target is not a host[:port].');
   }
+  const url = req.url ?? '';
   if (!TARGET_CHARS.test(url) && !(url === '*' && req.method === 'OPTIONS')) {
     return malformed(
       url.charCodeAt(0) === 47
@@ -121,10 +144,7 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
         : 'The Host header is not a host[:port].',
     );
   }
-  if (authority !== undefined) {
-    req.url = url;
-    headers.host = authority;
-  }
+  if (authority !== undefined) headers.host = authority;
   // Node takes any value that contains the token (`100-continue, foo`) as 100-continue: only the exact
   // expectation is one we meet (RFC 9110 section 10.1.1); others are 417, as Node's own check answers them.
   const expectation = headers.expect;

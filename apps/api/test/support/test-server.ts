@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type AppDeps, createApp } from '../../src/app.js';
 import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
+import { edgeListener } from '../../src/http/edge.js';
 import { callerIdentity, sha256 } from '../../src/keys/api-key-digest.js';
 import { createLogger } from '../../src/logger.js';
 import { messageClasses } from '../../src/server-limits.js';
@@ -82,7 +83,9 @@ export async function startTestServer(
   });
   // As start.ts serves it: requests and responses made with Express's prototypes (server-limits.ts messageClasses).
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = createServer(messageClasses(app), app).listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = createServer(messageClasses(app), edgeListener(app)).listen(0, '127.0.0.1', () =>
+      resolve(listening),
+    );
     listening.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;

@@ -207,6 +207,21 @@ export function edgeProbes({ rest, add, host, apiKey }: ProbeKit): void {
     `http://u@${host}/v1/pets`,
     malformedRequest,
   );
+  // An authority Express's router cannot parse (it answered its own HTML 404), and a stray `%` (it was served).
+  rest(
+    'edge',
+    'REST absolute-form target, authority with "["',
+    'GET',
+    'http://a[b/v1/pets',
+    malformedRequest,
+  );
+  rest(
+    'edge',
+    'REST absolute-form target, authority with a stray "%"',
+    'GET',
+    'http://a%/v1/pets',
+    malformedRequest,
+  );
   rest('edge', 'REST GET with a body', 'GET', '/v1/pets', malformedRequest, '{"limit":1}');
   rest(
     'edge',
