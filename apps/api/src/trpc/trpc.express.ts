@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type OperationContract, operations, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
 import { deprecationHeaders } from '@petstore/schema/internal';
 import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
@@ -214,6 +214,39 @@ export function trpcMiddleware(
       else sendTrpcError(res, error, path);
       return;
     }
+    // A streamed answer writes its headers before its calls settle: a mutation's would then go out without what
+    // its write adds to them (Petstore-Read-After, once the write committed). Its answer is held until it ends;
+    // queries still stream.
+    if (req.method === 'POST' && trpcAccept(req) === 'application/jsonl') holdUntilEnd(res);
     return handler(req, res, next);
   };
+}
+
+/** Keeps a response's bytes, and so its headers, until it ends; then writes them at once. */
+function holdUntilEnd(res: ServerResponse): void {
+  const { write, end } = res;
+  const chunks: Buffer[] = [];
+  const keep = (chunk: unknown, encoding?: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    chunks.push(
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, encoding as BufferEncoding)
+        : Buffer.from(chunk as Uint8Array),
+    );
+  };
+  res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
+    keep(chunk, encoding);
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') process.nextTick(done as () => void);
+    return true;
+  }) as ServerResponse['write'];
+  res.end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) => {
+    keep(chunk, encoding);
+    res.write = write;
+    res.end = end;
+    const done = [chunk, encoding, callback].find((value) => typeof value === 'function') as
+      | (() => void)
+      | undefined;
+    return res.end(Buffer.concat(chunks), done);
+  }) as ServerResponse['end'];
 }

@@ -58,9 +58,14 @@ export async function startTestServer(
      * on it, as a second process would; an in-memory PGlite lives in one process, so it is shared. Close this server before that one.
      */
     sharing?: TestServer;
+    /**
+     * PostgreSQL: route reads as DATABASE_READ_URL would, with the primary itself listed as the replica (never a
+     * standby, so every read stays on the primary) and read-your-writes on: each write answers Petstore-Read-After.
+     */
+    readAfterWrites?: boolean;
   } = {},
 ): Promise<TestServer> {
-  const { databaseUrl: givenUrl, sharing, ...appOptions } = options;
+  const { databaseUrl: givenUrl, sharing, readAfterWrites = false, ...appOptions } = options;
   if (sharing !== undefined && sharing.kind !== kind)
     throw new Error('a shared database is of the same kind');
   const databaseUrl = givenUrl ?? sharing?.databaseUrl;
@@ -70,7 +75,12 @@ export async function startTestServer(
   const ownDatabase =
     sharing !== undefined && kind === 'pglite'
       ? undefined
-      : await openDatabase({ databaseUrl: databaseUrl ?? postgres?.url, dataDir: 'memory://', logger });
+      : await openDatabase({
+          databaseUrl: databaseUrl ?? postgres?.url,
+          dataDir: 'memory://',
+          logger,
+          readUrls: readAfterWrites ? [(databaseUrl ?? postgres?.url) as string] : [],
+        });
   const database = ownDatabase ?? (sharing as TestServer).database;
   if (databaseUrl === undefined && sharing === undefined)
     await applyPendingMigrations(database.migrationAdapter);
@@ -79,6 +89,7 @@ export async function startTestServer(
     logger,
     apiKeys: [TEST_API_KEY, OTHER_API_KEY],
     migrations: await listMigrationNames(),
+    replicas: database.replicas,
     ...appOptions,
   });
   // As start.ts serves it: requests and responses made with Express's prototypes (server-limits.ts messageClasses).
