@@ -26,6 +26,7 @@ vi.setConfig({ testTimeout: 2 * timeouts.process });
 
 /** A key of the rate-limit tests with a budget of its own. */
 const THIRD_API_KEY = 'third-key-0123456789abcdef';
+const FOURTH_API_KEY = 'fourth-key-0123456789abcdef';
 
 const logger = createLogger('silent');
 
@@ -210,7 +211,7 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
         createApp({
           sql: db.sql,
           logger,
-          apiKeys: [TEST_API_KEY, OTHER_API_KEY, THIRD_API_KEY],
+          apiKeys: [TEST_API_KEY, OTHER_API_KEY, THIRD_API_KEY, FOURTH_API_KEY],
           migrations: [],
           rateLimitPerMinute: 4,
         }),
@@ -277,6 +278,26 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
     // A caller refused before it is admitted (no key) learns nothing of anyone's quota.
     const anonymous = await call(a.baseUrl, '/pets', { apiKey: null });
     expect(anonymous.headers.get('ratelimit')).toBeNull();
+  });
+  it('charges a refused tRPC batch nothing: a client told r=2 still gets two calls (issue 35)', async () => {
+    const [a, b] = instances as [Awaited<ReturnType<typeof listen>>, Awaited<ReturnType<typeof listen>>];
+    await atStartOfRateWindow();
+    const key = { apiKey: FOURTH_API_KEY };
+    const batch = (calls: number) => {
+      const input = Object.fromEntries(Array.from({ length: calls }, (_, i) => [i, { json: { limit: 1 } }]));
+      return `/trpc/${Array(calls).fill('pets.list').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
+    };
+    const remaining = (reply: { headers: Headers }) =>
+      /;r=(\d+);/.exec(reply.headers.get('ratelimit') ?? '')?.[1];
+    await call(a.baseUrl, '/pets', key);
+    const told = await call(b.baseUrl, '/pets', key);
+    expect(remaining(told)).toBe('2');
+    const refused = await call(a.baseUrl, batch(3), key);
+    expect(refused.status).toBe(429);
+    expect(remaining(refused)).toBe('2');
+    const admitted = await call(b.baseUrl, batch(2), key);
+    expect(admitted.status).toBe(200);
+    expect(remaining(admitted)).toBe('0');
   });
 });
 

@@ -2,11 +2,14 @@
 // the server never loads the client's query compiler (issue 28). It must forget exactly the windows deleteMany
 // forgets: checked here on generated windows and cut-offs, deleteMany as the oracle, on a real (in-memory PGlite)
 // database.
+import { TRPC_MAX_BATCH_SIZE } from '@petstore/schema';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appliedMigrationNames } from '../src/db/applied-migrations.js';
 import type { Database } from '../src/db/database.js';
+import type { AppError } from '../src/errors.js';
 import { createRateLimitStore } from '../src/limits/rate-limit.store.js';
+import { createRateLimiter } from '../src/limits/rate-limiter.js';
 import { openMigratedMemoryDatabase } from './support/memory-database.js';
 
 let database: Database;
@@ -72,6 +75,58 @@ describe('rate-limit store sweep', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+});
+
+// Issue 35: a tRPC batch refused with 429 was still charged, so a client that trusted `RateLimit: r=2` was locked
+// out for the rest of the window. The class: a refused request is charged nothing, and the `r` a client was told
+// buys that many calls. Generated steps of request costs (a step is one request, or a few sent at once, which share
+// writes), on the real store: after every step the window's count is the admitted calls; a lone request costing at
+// most the `r` of the answer before it is admitted; a refused lone request is told exactly what is left.
+describe('the per-key rate limiter on the database store', () => {
+  it('charges a refused request nothing, so the RateLimit remaining a client was told holds', async () => {
+    const store = createRateLimitStore(database.sql);
+    const at = Date.UTC(2030, 0, 1, 0, 0, 30);
+    const windowStart = new Date(at - (at % 60_000));
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 25 }),
+        fc.array(fc.array(fc.integer({ min: 1, max: TRPC_MAX_BATCH_SIZE }), { minLength: 1, maxLength: 3 }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        async (limit, steps) => {
+          const subject = `property-${run++}`;
+          const limiter = createRateLimiter(store, { limit, now: () => at });
+          let admitted = 0;
+          let told: number | undefined;
+          for (const step of steps) {
+            const replies = await Promise.all(
+              step.map((cost) =>
+                limiter(subject, cost).then(
+                  (state) => ({ cost, ok: true, remaining: state.remaining }),
+                  (error: AppError) => ({
+                    cost,
+                    ok: false,
+                    remaining: Number(/;r=(\d+);/.exec(error.headers.RateLimit ?? '')?.[1]),
+                  }),
+                ),
+              ),
+            );
+            for (const reply of replies) if (reply.ok) admitted += reply.cost;
+            expect(await store.charge(subject, windowStart, 0)).toBe(admitted);
+            const [lone] = replies;
+            if (replies.length === 1 && lone !== undefined) {
+              if (told !== undefined && lone.cost <= told) expect(lone.ok).toBe(true);
+              expect(lone.remaining).toBe(limit - admitted);
+              told = lone.remaining;
+            } else told = undefined;
+          }
+        },
+      ),
+      { numRuns: 120 },
     );
   });
 });

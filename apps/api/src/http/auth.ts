@@ -134,12 +134,12 @@ export function createAccessGuard(
   const { rateLimit, failures } = limits;
   return async (authorization, request = {}) => {
     const address = request.address ?? '';
-    failures?.check(address);
+    if (failures !== undefined) await failures.check(address);
     let caller: Caller;
     try {
       caller = await authenticate(authorization, verify);
     } catch (error) {
-      if (error instanceof UnauthorizedError) failures?.record(address);
+      if (error instanceof UnauthorizedError && failures !== undefined) await failures.record(address);
       throw error;
     }
     if (rateLimit !== undefined) {

@@ -2,13 +2,14 @@ import { type RateLimitRecord, type Sql, statement } from '../db/sql.js';
 
 /** Per-key request counts per window, in the database so that every instance on it shares them. */
 export interface RateLimitStore {
-  /** Adds `cost` to the subject's count in the window and returns the new count (one statement). */
+  /** Adds `cost` (negative: gives it back) to the subject's count in the window; returns the new count. */
   charge(subject: string, windowStart: Date, cost: number): Promise<number>;
   /** Forgets windows that started before `before`. */
   sweep(before: Date): Promise<void>;
 }
 
-// On every admitted request when a limit is set: a hot statement (db/sql.ts), prepared once per connection.
+// On every request that may fit when a limit is set, and to give back what refused ones were charged: a hot
+// statement (db/sql.ts), prepared once per connection.
 const CHARGE =
   statement<RateLimitRecord>(`INSERT INTO rate_limit_windows (subject, window_start, count) VALUES ($1, $2::timestamptz, $3)
   ON CONFLICT (subject, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count

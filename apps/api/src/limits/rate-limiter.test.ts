@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import type { Request, Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors.js';
 import { createAccessGuard, createKeyVerifier } from '../http/auth.js';
 import type { RateLimitStore } from './rate-limit.store.js';
-import { createFailureLimiter, createRateLimiter } from './rate-limiter.js';
+import { createFailureLimiter, createRateLimiter, rateLimitHeaders } from './rate-limiter.js';
 
 /** A store that counts like the database does and records what it was asked. */
 function fakeStore(sweep: () => Promise<void> = async () => {}) {
@@ -33,17 +36,17 @@ const statusOf = (promise: Promise<unknown>) =>
   );
 
 describe('the per-key rate limiter', () => {
-  it('stops writing once a key is over its limit, until the window ends', async () => {
+  it('stops writing once a key has nothing left, until the window ends', async () => {
     let now = 60_000;
     const { store, calls } = fakeStore();
     const limit = createRateLimiter(store, { limit: 3, now: () => now });
     const statuses = [];
     for (let i = 0; i < 10; i++) statuses.push(await statusOf(limit(CALLER)));
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
-    expect(calls.charge).toBe(4);
+    expect(calls.charge).toBe(3);
     now += 60_000;
     expect(await statusOf(limit(CALLER))).toBe(200);
-    expect(calls.charge).toBe(5);
+    expect(calls.charge).toBe(4);
   });
 
   it('charges a batch as its number of calls in one write', async () => {
@@ -51,7 +54,28 @@ describe('the per-key rate limiter', () => {
     const limit = createRateLimiter(store, { limit: 10, now: () => 0 });
     expect(await statusOf(limit(CALLER, 10))).toBe(200);
     expect(await statusOf(limit(CALLER, 1))).toBe(429);
-    expect(calls.charge).toBe(2);
+    expect(calls.charge).toBe(1);
+  });
+
+  it('charges a refused batch nothing: the r it was told still buys that many calls (issue 35)', async () => {
+    const { store } = fakeStore();
+    const limit = createRateLimiter(store, { limit: 4, now: () => 0 });
+    expect((await limit(CALLER, 2)).remaining).toBe(2);
+    const refused = await limit(CALLER, 3).catch((error: AppError) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).headers.RateLimit).toBe('"per-key";r=2;t=60');
+    expect((await limit(CALLER, 2)).remaining).toBe(0);
+  });
+
+  it('admits a waiting request that fits after a refused one in the same shared write', async () => {
+    const { store, calls } = fakeStore();
+    const limit = createRateLimiter(store, { limit: 5, now: () => 0 });
+    // The first charge is in flight while the next three wait for one shared write: 1 + (5 refused) + 4.
+    const statuses = await Promise.all([1, 5, 4].map((cost) => statusOf(limit(CALLER, cost))));
+    expect(statuses).toEqual([200, 429, 200]);
+    // Counted: the admitted calls only (adding 0 reads the count).
+    expect(await store.charge(CALLER, new Date(0), 0)).toBe(5);
+    expect(calls.charge).toBeLessThanOrEqual(4);
   });
 
   it('shares writes between concurrent requests of one key, and still admits exactly the limit', async () => {
@@ -60,7 +84,8 @@ describe('the per-key rate limiter', () => {
     const statuses = await Promise.all(Array.from({ length: 50 }, () => statusOf(limit(CALLER))));
     expect(statuses.filter((status) => status === 200)).toHaveLength(30);
     expect(statuses.filter((status) => status === 429)).toHaveLength(20);
-    expect(calls.charge).toBeLessThanOrEqual(2);
+    // The first request's write, the shared one of the 49 that waited, and one giving back the refused ones' 20.
+    expect(calls.charge).toBeLessThanOrEqual(3);
   });
 
   it('sweeps old windows off the request path: a hung sweep delays no request', async () => {
@@ -69,6 +94,71 @@ describe('the per-key rate limiter', () => {
     expect(await statusOf(limit(CALLER))).toBe(200);
     expect(await statusOf(limit(CALLER))).toBe(200);
     expect(calls.sweep).toBe(1);
+  });
+});
+
+/** A response as express-rate-limit writes to it. */
+function stockResponse() {
+  const headers = new Map<string, string>();
+  const response = {
+    statusCode: 200,
+    headersSent: false,
+    setHeader: (name: string, value: string) => headers.set(name.toLowerCase(), value),
+    append: (name: string, value: string) => headers.set(name.toLowerCase(), value),
+  };
+  return { response, headers };
+}
+
+const fieldsOf = (value: string | undefined) =>
+  /^"per-key"; ?(?:r=(\d+); ?t=(\d+)|q=(\d+); ?w=(\d+))/.exec(value ?? '')?.slice(1);
+
+// Where express-rate-limit can say the same (one call per request, no refusal of a request that would fit: with a
+// cost of one a refused request has nothing left to be honoured), it is the oracle: the same verdicts, the same
+// `RateLimit` r and t, the same quota and window, the same Retry-After, for generated arrival times in a window.
+describe('the per-key rate limiter against express-rate-limit', () => {
+  it('answers as express-rate-limit does on single requests', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 8 }),
+          fc.array(fc.integer({ min: 0, max: 59_999 }), { maxLength: 20 }),
+          async (limit, times) => {
+            const stock = rateLimit({
+              windowMs: 60_000,
+              limit,
+              standardHeaders: 'draft-8',
+              legacyHeaders: false,
+              identifier: 'per-key',
+              keyGenerator: () => CALLER,
+              handler: (_request, response) => {
+                response.statusCode = 429;
+              },
+              validate: false,
+            });
+            const ours = createRateLimiter(fakeStore().store, { limit, now: () => Date.now() });
+            for (const at of [0, ...times.sort((a, b) => a - b)]) {
+              vi.setSystemTime(at);
+              const { response, headers } = stockResponse();
+              await stock({} as Request, response as unknown as Response, () => {});
+              const mine = await ours(CALLER).then(
+                (state) => ({ status: 200, headers: rateLimitHeaders(state) as Record<string, string> }),
+                (error: AppError) => ({ status: error.status, headers: error.headers }),
+              );
+              expect(mine.status).toBe(response.statusCode);
+              expect(fieldsOf(mine.headers.RateLimit)).toEqual(fieldsOf(headers.get('ratelimit')));
+              expect(fieldsOf(mine.headers['RateLimit-Policy'])).toEqual(
+                fieldsOf(headers.get('ratelimit-policy')),
+              );
+              expect(mine.headers['Retry-After']).toBe(headers.get('retry-after'));
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -82,7 +172,7 @@ describe('failed authentications per client address', () => {
         return undefined;
       },
     });
-    const guard = createAccessGuard(verify, { failures: createFailureLimiter({ limit: 3, now: () => 0 }) });
+    const guard = createAccessGuard(verify, { failures: createFailureLimiter({ limit: 3 }) });
     const attempt = (key: string, address: string) => statusOf(guard(`Bearer ${key}`, { address }));
     expect([
       await attempt('psk_guess1', '10.0.0.1'),

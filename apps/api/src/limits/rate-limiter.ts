@@ -1,3 +1,4 @@
+import { ipKeyGenerator, MemoryStore } from 'express-rate-limit';
 import { AppError } from '../errors.js';
 import type { RateLimitStore } from './rate-limit.store.js';
 
@@ -14,15 +15,15 @@ export interface RateLimitOptions {
 export interface RateLimitState {
   limit: number;
   windowSeconds: number;
-  /** Requests left in this window (0 when refused). */
+  /** Requests left in this window: a request costing at most this many is admitted, unless others spend them. */
   remaining: number;
   /** Seconds until the window ends and the count starts again; at least 1. */
   resetSeconds: number;
 }
 
 /**
- * Charges `cost` requests to `subject` and says where it stands; throws 429 `rate_limited` once over the limit,
- * with `Retry-After` and the same `RateLimit` fields.
+ * Charges `cost` requests to `subject` and says where it stands; throws 429 `rate_limited` when the cost does not
+ * fit in what is left, with `Retry-After` and the same `RateLimit` fields. A refused request is charged nothing.
  */
 export type RateLimiter = (subject: string, cost?: number) => Promise<RateLimitState>;
 
@@ -31,8 +32,9 @@ const RATE_LIMIT_POLICY = 'per-key';
 
 /**
  * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11, Structured
- * Field lists): the policy's quota `q` per window `w` seconds, and the requests remaining `r` with `t` seconds
- * until the quota is restored. `t` equals `Retry-After` on a 429.
+ * Field lists, serialised canonically as the draft's examples are): the policy's quota `q` per window `w`
+ * seconds, and the requests remaining `r` with `t` seconds until the quota is restored. `t` equals `Retry-After`
+ * on a 429. (express-rate-limit's `draft-8` writes the same fields with spaces and a partition key.)
  */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
@@ -41,126 +43,124 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   };
 }
 
-const rateLimited = (limit: number, windowSeconds: number, retryAfterSeconds: number) =>
-  new AppError('rate_limited', `rate limit of ${limit} requests per ${windowSeconds} s exceeded`, {
-    ...rateLimitHeaders({ limit, windowSeconds, remaining: 0, resetSeconds: retryAfterSeconds }),
-    'Retry-After': String(retryAfterSeconds),
-  });
+const rateLimited = (state: RateLimitState, cost: number) =>
+  new AppError(
+    'rate_limited',
+    `rate limit of ${state.limit} requests per ${state.windowSeconds} s exceeded: this request costs ${cost}, ${state.remaining} left`,
+    { ...rateLimitHeaders(state), 'Retry-After': String(state.resetSeconds) },
+  );
+
+/** A request waiting for its key's next charge: told the count it got, or the count that refused it. */
+interface Waiting {
+  cost: number;
+  resolve: (result: { count: number; admitted: boolean }) => void;
+  reject: (error: unknown) => void;
+}
 
 /**
- * Per-key fixed-window rate limiting, counted in the database so that every instance on it shares the counts.
- * Concurrent requests of one key share writes: while a charge for the key is in flight, the requests that
- * arrive join the next one, which carries their total cost (one statement, however many requests), and each is
- * admitted by its own position in the count, so the limit stays exact. Under 50 concurrent connections on one
- * key, a write per request serialised them all on that key's row. A key that is over its limit is refused from
- * memory until the window ends, without writing again; old windows are swept once per window per instance, in
- * the background, never inside a request.
+ * Per-key fixed-window rate limiting, counted in the database so that every instance shares the counts. Not
+ * express-rate-limit, which charges one per request, refused ones too: a tRPC batch costs its calls and a refused
+ * request nothing, so the `r` a client was told holds (docs/development.md, the ledger). Concurrent requests of
+ * one key share writes: those arriving while a charge is in flight join the next one (one statement); the count
+ * before it is the one returned less their total (the UPSERT is atomic), they are admitted in arrival order while
+ * their cost fits, and the refused ones' charge is given back before they are answered. A request that cannot fit
+ * in the count last seen is refused from memory; old windows are swept in the background, once per window.
  */
 export function createRateLimiter(
   store: RateLimitStore,
   { limit, windowSeconds = 60, now = Date.now, onSweepError = () => {} }: RateLimitOptions,
 ): RateLimiter {
   const windowMs = windowSeconds * 1000;
-  let lastSweep = 0;
-  /** Subjects known to be over the limit, until the end of their window. */
-  const refusedUntil = new Map<string, number>();
-  /** Per subject and window: the charge in flight, and the requests waiting for the next one. */
+  let currentWindow = 0;
+  /** Each subject's count in the current window, as last seen: never more than the database's. */
+  const seen = new Map<string, number>();
   const inFlight = new Set<string>();
-  const waiting = new Map<string, { cost: number; requests: ((total: number | Error) => void)[] }>();
+  const waiting = new Map<string, Waiting[]>();
+
+  const chargeBatch = async (subject: string, windowStart: Date, requests: Waiting[]) => {
+    const cost = requests.reduce((sum, request) => sum + request.cost, 0);
+    const total = await store.charge(subject, windowStart, cost);
+    let count = total - cost;
+    const refused: Waiting[] = [];
+    for (const request of requests) {
+      if (count + request.cost > limit) {
+        refused.push(request);
+        continue;
+      }
+      count += request.cost;
+      request.resolve({ count, admitted: true });
+    }
+    if (windowStart.getTime() === currentWindow) seen.set(subject, Math.max(seen.get(subject) ?? 0, count));
+    if (count !== total) await store.charge(subject, windowStart, count - total);
+    for (const request of refused) request.resolve({ count, admitted: false });
+  };
 
   const flush = (subject: string, windowStart: Date, key: string) => {
     const batch = waiting.get(key);
     if (batch === undefined) return;
     waiting.delete(key);
     inFlight.add(key);
-    store
-      .charge(subject, windowStart, batch.cost)
-      .then(
-        (total) => {
-          for (const settle of batch.requests) settle(total);
-        },
-        (error: Error) => {
-          for (const settle of batch.requests) settle(error);
-        },
-      )
+    chargeBatch(subject, windowStart, batch)
+      .catch((error: unknown) => {
+        for (const request of batch) request.reject(error);
+      })
       .finally(() => {
         inFlight.delete(key);
         flush(subject, windowStart, key);
       });
   };
 
-  /** This request's position in the window's count once its cost is added. */
+  /** The window's count once this request is admitted, or the count that refused it. */
   const charge = (subject: string, windowStart: Date, cost: number) =>
-    new Promise<number>((resolve, reject) => {
+    new Promise<{ count: number; admitted: boolean }>((resolve, reject) => {
       const key = `${subject}\n${windowStart.getTime()}`;
-      let batch = waiting.get(key);
-      if (batch === undefined) {
-        batch = { cost: 0, requests: [] };
-        waiting.set(key, batch);
-      }
-      const before = batch.cost;
-      batch.cost += cost;
-      const total = batch;
-      batch.requests.push((result) => {
-        if (result instanceof Error) reject(result);
-        else resolve(result - total.cost + before + cost);
-      });
+      const batch = waiting.get(key) ?? [];
+      waiting.set(key, batch);
+      batch.push({ cost, resolve, reject });
       if (!inFlight.has(key)) flush(subject, windowStart, key);
     });
 
   return async (subject, cost = 1) => {
     const at = now();
-    const windowStartMs = at - (at % windowMs);
-    const windowEnd = windowStartMs + windowMs;
-    const retryAfter = () => Math.max(1, Math.ceil((windowEnd - at) / 1000));
-    if (windowStartMs !== lastSweep) {
-      lastSweep = windowStartMs;
-      refusedUntil.clear();
-      store.sweep(new Date(windowStartMs - windowMs)).catch(onSweepError);
+    const windowStart = at - (at % windowMs);
+    if (windowStart !== currentWindow) {
+      currentWindow = windowStart;
+      seen.clear();
+      store.sweep(new Date(windowStart - windowMs)).catch(onSweepError);
     }
-    if ((refusedUntil.get(subject) ?? 0) > at) throw rateLimited(limit, windowSeconds, retryAfter());
-    const position = await charge(subject, new Date(windowStartMs), cost);
-    if (position > limit) {
-      refusedUntil.set(subject, windowEnd);
-      throw rateLimited(limit, windowSeconds, retryAfter());
-    }
-    return { limit, windowSeconds, remaining: limit - position, resetSeconds: retryAfter() };
+    const known = seen.get(subject) ?? 0;
+    const { count, admitted } =
+      known + cost > limit
+        ? { count: known, admitted: false }
+        : await charge(subject, new Date(windowStart), cost);
+    const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
+    const state = { limit, windowSeconds, remaining: limit - count, resetSeconds };
+    if (!admitted) throw rateLimited(state, cost);
+    return state;
   };
 }
 
 /**
- * Failed authentications per client address, in this process's memory (a guessing client is refused here, before
- * any key is hashed or looked up): at most `limit` per window, then 429 until the window ends. Bounded: at most
- * `maxAddresses` addresses are tracked per window.
+ * Failed authentications per client address (an IPv6 address by its /56, as express-rate-limit keys them), in
+ * this process's memory, on express-rate-limit's MemoryStore: a guessing client is refused here, before any key
+ * is hashed or looked up, once it has `limit` failures in its window; then 429 until the window ends.
  */
 export function createFailureLimiter({
   limit,
   windowSeconds = 60,
-  now = Date.now,
-  maxAddresses = 10_000,
 }: {
   limit: number;
   windowSeconds?: number;
-  now?: () => number;
-  maxAddresses?: number;
 }) {
-  const windowMs = windowSeconds * 1000;
-  let windowStart = 0;
-  const failures = new Map<string, number>();
-  const roll = (at: number) => {
-    const start = at - (at % windowMs);
-    if (start !== windowStart) {
-      windowStart = start;
-      failures.clear();
-    }
-  };
+  const store = new MemoryStore();
+  store.init({ windowMs: windowSeconds * 1000 } as Parameters<MemoryStore['init']>[0]);
   return {
     /** Throws 429 when the address has used up its failures in this window. */
-    check(address: string): void {
-      const at = now();
-      roll(at);
-      if ((failures.get(address) ?? 0) >= limit) {
-        const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
+    async check(address: string): Promise<void> {
+      const failures = await store.get(ipKeyGenerator(address));
+      const left = (failures?.resetTime?.getTime() ?? 0) - Date.now();
+      if (failures !== undefined && left > 0 && failures.totalHits >= limit) {
+        const retryAfter = Math.max(1, Math.ceil(left / 1000));
         throw new AppError(
           'rate_limited',
           `too many requests with a missing or wrong API key from this address; retry in ${retryAfter} s`,
@@ -168,10 +168,8 @@ export function createFailureLimiter({
         );
       }
     },
-    record(address: string): void {
-      roll(now());
-      if (!failures.has(address) && failures.size >= maxAddresses) return;
-      failures.set(address, (failures.get(address) ?? 0) + 1);
+    async record(address: string): Promise<void> {
+      await store.increment(ipKeyGenerator(address));
     },
   };
 }
