@@ -350,6 +350,16 @@ describe('100 Continue only once the request could be accepted', () => {
     expect(early).not.toMatch(/100 Continue/);
   });
 
+  it('a compressed or non-JSON body gets the 415 and never 100 Continue', async () => {
+    const accepted = head(`Authorization: Bearer ${TEST_API_KEY}\r\nContent-Length: 30\r\n`);
+    for (const request of [
+      accepted.replace('Expect:', 'Content-Encoding: gzip\r\nExpect:'),
+      accepted.replace('application/json', 'text/plain'),
+    ]) {
+      expect((await expectContinue(request, '')).early).toMatch(/^HTTP\/1\.1 415 /);
+    }
+  });
+
   it('a missing key gets the 401 and never 100 Continue', async () => {
     const { early } = await expectContinue(head('Content-Length: 30\r\n'), '');
     expect(early).toMatch(/^HTTP\/1\.1 401 /);
@@ -371,5 +381,37 @@ describe('100 Continue only once the request could be accepted', () => {
     );
     expect(early).toBe('HTTP/1.1 100 Continue\r\n\r\n');
     expect(all).toMatch(/HTTP\/1\.1 201 /);
+  });
+});
+
+describe('the body reader (body-parser) refuses with the headers that say what to do, on REST and tRPC', () => {
+  const targets = ['/v1/pets', '/v1/trpc/pets.create'];
+  const big = `{"name":"${'x'.repeat(70 * 1024)}","categoryId":1}`;
+  const chunked = (body: string) => `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+  const codeOf = (response: RawResponse) => JSON.stringify(JSON.parse(response.body.toString('utf8')));
+
+  it.each(targets)(
+    'a body over the limit, declared or counted, is 413 with Connection: close (%s)',
+    async (target) => {
+      const declared = await send('POST', target, [host, auth, json, ['Content-Length', '70000']]);
+      const counted = await send(
+        'POST',
+        target,
+        [host, auth, json, ['Transfer-Encoding', 'chunked']],
+        chunked(big),
+      );
+      for (const response of [declared, counted]) {
+        expect(response.status).toBe(413);
+        expect(codeOf(response)).toContain('"payload_too_large"');
+        expect(response.headers.get('connection')).toEqual(['close']);
+      }
+    },
+  );
+
+  it.each(targets)('a compressed body is 415 with Accept-Encoding: identity (%s)', async (target) => {
+    const response = await send('POST', target, [host, auth, json, ['Content-Encoding', 'gzip']], '{}');
+    expect(response.status).toBe(415);
+    expect(codeOf(response)).toContain('"unsupported_media_type"');
+    expect(response.headers.get('accept-encoding')).toEqual(['identity']);
   });
 });

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { parseJson, REQUEST_BODY_LIMIT_BYTES } from '@petstore/schema';
+import express, { type Request, type Response } from 'express';
 import { AppError } from '../errors.js';
 import { sendContinue } from './edge.js';
 
@@ -18,70 +19,45 @@ function isJsonContentType(header: string): boolean {
   return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param));
 }
 
-// The rest of an oversized body is never read: the connection is closed once the 413 is written.
+// body-parser as Express ships it, reading bytes only: its JSON.parse rounds int64 and keeps duplicate keys, and
+// its charset decoding replaces invalid bytes where we refuse them. The text is decoded and parsed below. A body
+// without a Content-Type is read too: refused with 415 unless it is empty.
+const readRaw = express.raw({
+  type: (req: IncomingMessage) =>
+    req.headers['content-type'] === undefined || isJsonContentType(req.headers['content-type']),
+  limit: REQUEST_BODY_LIMIT_BYTES,
+  inflate: false,
+});
+
+// The connection is closed once the 413 is written.
 const tooLarge = () =>
   new AppError('payload_too_large', `request body is over ${REQUEST_BODY_LIMIT_BYTES / 1024} KiB`, {
     Connection: 'close',
   });
 
-/** The raw body, at most the limit: a declared or actual size over it is 413 without reading the rest. */
-function readRaw(req: IncomingMessage): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > REQUEST_BODY_LIMIT_BYTES)
-    return Promise.reject(tooLarge());
-  // Everything that could refuse the request before its body has passed: a client waiting on
-  // `Expect: 100-continue` may send it now (and never earlier, see edge.ts deferContinue).
-  sendContinue(req);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > REQUEST_BODY_LIMIT_BYTES) {
-        cleanup();
-        // Stop reading; the connection is closed after the 413 is written.
-        req.pause();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onAborted = () => {
-      cleanup();
-      reject(new AppError('validation_failed', 'request body was incomplete'));
-    };
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAborted);
-      req.off('aborted', onAborted);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAborted);
-    req.on('aborted', onAborted);
-  });
+// A compressed body would otherwise reach the JSON reader as bytes and be refused as "not UTF-8".
+const unsupportedEncoding = (encoding: string) =>
+  new AppError(
+    'unsupported_media_type',
+    `Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not supported: send the body uncompressed`,
+    { 'Accept-Encoding': 'identity' },
+  );
+
+/** body-parser's errors (their `type`) as ours: every one a 4xx, never a 500. */
+export function fromBodyParser(error: { type?: unknown; encoding?: unknown }): AppError {
+  if (error.type === 'entity.too.large') return tooLarge();
+  if (error.type === 'encoding.unsupported') return unsupportedEncoding(String(error.encoding));
+  // `request.aborted`, `request.size.invalid`, a socket error; `raw` has no charset, verify or parse step.
+  return new AppError('validation_failed', 'request body was incomplete or could not be read');
 }
 
 /**
- * Checks the Content-Type and Content-Encoding of a request that carries a JSON body: refused with 415 before the
- * body is read.
- * A missing Content-Type is refused too, once there is a body (an empty body is a 400 first).
+ * Refuses, with 415 and before the body is read, a Content-Encoding other than identity and a Content-Type other
+ * than JSON; a declared length over the limit is 413 (body-parser would read the whole body first).
  */
-function checkContentType(req: IncomingMessage): void {
-  // A compressed body would otherwise reach the JSON reader as bytes and be refused as "not UTF-8".
+function checkHead(req: IncomingMessage): void {
   const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) {
-    throw new AppError(
-      'unsupported_media_type',
-      `Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not supported: send the body uncompressed`,
-      { 'Accept-Encoding': 'identity' },
-    );
-  }
+  if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
   const contentType = req.headers['content-type'];
   if (contentType !== undefined && !isJsonContentType(contentType)) {
     throw new AppError(
@@ -89,6 +65,7 @@ function checkContentType(req: IncomingMessage): void {
       `Content-Type must be application/json; got ${JSON.stringify(contentType.slice(0, 100))}`,
     );
   }
+  if (Number(req.headers['content-length']) > REQUEST_BODY_LIMIT_BYTES) throw tooLarge();
 }
 
 /** A JSON request body: its text (UTF-8, checked) and its value (int64-exact, see parseJson). */
@@ -102,10 +79,19 @@ export interface JsonBody {
  * missing or empty body (400 validation_failed), a missing Content-Type (415) and text that is not UTF-8 JSON
  * (400 malformed_json). The value is not validated here; the caller validates it against its schema.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<JsonBody> {
-  checkContentType(req);
-  const raw = await readRaw(req);
-  if (raw.length === 0) throw new AppError('validation_failed', 'request body is required: a JSON object');
+export async function readJsonBody(req: Request, res: Response): Promise<JsonBody> {
+  checkHead(req);
+  // Everything that could refuse the request before its body has passed: a client waiting on
+  // `Expect: 100-continue` may send it now (and never earlier, see edge.ts deferContinue).
+  sendContinue(req);
+  const raw = await new Promise<Buffer | undefined>((resolve, reject) => {
+    readRaw(req, res, (error?: unknown) =>
+      error === undefined ? resolve(req.body) : reject(fromBodyParser(error as object)),
+    );
+  });
+  if (raw === undefined || raw.length === 0) {
+    throw new AppError('validation_failed', 'request body is required: a JSON object');
+  }
   if (req.headers['content-type'] === undefined) {
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json');
   }

@@ -82,6 +82,7 @@ function decodeSegment(segment: string): string {
 async function readInput(
   op: RestOperationContract,
   req: Parameters<RequestHandler>[0],
+  res: Parameters<RequestHandler>[1],
   segments: string[],
   parameterNames: string[],
 ): Promise<unknown> {
@@ -108,7 +109,7 @@ async function readInput(
     }
   }
   if (body !== undefined) {
-    const parsed = parseOr400(body.schema, (await readJsonBody(req)).value, 'field');
+    const parsed = parseOr400(body.schema, (await readJsonBody(req, res)).value, 'field');
     // A body is the whole input when it is the only part; otherwise its fields join the others.
     input =
       params === undefined && query === undefined
@@ -205,7 +206,7 @@ export function restHandler({
           `${req.method} is not allowed here; allowed: ${route.allow}`,
         );
       }
-      const input = await readInput(op, req, segments, route.parameterNames);
+      const input = await readInput(op, req, res, segments, route.parameterNames);
       const { success } = op;
       let output: unknown;
       if (success.paged === undefined) {

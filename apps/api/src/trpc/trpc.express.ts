@@ -186,7 +186,7 @@ export function trpcMiddleware(
         );
       }
       if (req.method === 'POST') {
-        const body = await readJsonBody(req);
+        const body = await readJsonBody(req, res);
         inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;
         (req as IncomingMessage & { body?: unknown }).body = inputText;
         // Read and checked as JSON (`application/*+json` included); tRPC's own handler only knows the exact type.
