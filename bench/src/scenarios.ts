@@ -71,7 +71,7 @@ export function createScenarios(seededPets: number): Scenario[] {
       expectErrors: false,
       load: { method: 'GET', paths: ['/v1/pets?limit=100&status=available'], headers: auth },
     },
-    // The same page compressed (apps/api/src/http/compression.ts): the CPU cost of compression is the difference
+    // The same page compressed (the `compression` middleware, apps/api/src/app.ts): the CPU cost of compression is the difference
     // from list100-available in the CPU µs/req column. Browsers ask for br as well as gzip and get br.
     ...(['gzip', 'br'] as const).map(
       (coding): Scenario => ({

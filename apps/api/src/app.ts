@@ -8,6 +8,7 @@ import {
   TRPC_ENDPOINT,
   trpcPath,
 } from '@petstore/schema';
+import compression from 'compression';
 import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
@@ -15,7 +16,6 @@ import { appliedMigrationNames } from './db/applied-migrations.js';
 import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
-import { responseCompression } from './http/compression.js';
 import { createDocsRouter } from './http/docs.js';
 import { edge } from './http/edge.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
@@ -161,8 +161,12 @@ export function createApp(deps: AppDeps): express.Express {
   // Each request's database position (its Petstore-Read-After), for the reads and writes it makes.
   const replicas = deps.replicas;
   if (replicas !== undefined) routes.use((req, res, next) => replicas.withRequest(req, res, next));
-  // Then every answer, REST, tRPC (fast path included) and the docs, may be compressed (http/compression.ts).
-  routes.use(responseCompression());
+  // Then every answer, REST, tRPC (fast path included) and the docs, may be compressed. compression leaves HEAD
+  // uncoded; it is shown a HEAD as the GET it stands for, so HEAD reports GET's coding and length (RFC 9110 9.3.2).
+  const compress = compression();
+  routes.use((req, res, next) =>
+    compress(req.method === 'HEAD' ? Object.create(req, { method: { value: 'GET' } }) : req, res, next),
+  );
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     // Before authentication: a browser's preflight carries no credentials.
     routes.use(

@@ -1,13 +1,14 @@
 // The /docs page in a real headless Chromium: it loads Swagger UI from this server only (no CDN), renders the
 // served OpenAPI document with its three operations, and marks getPet deprecated. The screenshot is kept in
 // test-results/docs.png for a person to look at.
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import etag from 'etag';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scaled, timeouts } from '../../../tooling/vitest.shared.js';
 import { launchChromium } from './support/chromium.js';
 import { call, expectError } from './support/http.js';
+import { type RawReply, rawSend } from './support/raw-send.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
 // A real Chromium (installed first on a fresh machine) and servers: the timeouts say so.
@@ -175,7 +176,7 @@ describe('/docs/assets', () => {
   );
 });
 
-describe('ETag and If-None-Match on the documentation', () => {
+describe('ETag, If-None-Match, codings and HEAD on the documentation (RFC 9110)', () => {
   let server: TestServer;
   let origin: string;
   beforeAll(async () => {
@@ -185,38 +186,93 @@ describe('ETag and If-None-Match on the documentation', () => {
   afterAll(async () => {
     await server?.close();
   });
-  /** fetch, not `call`: these bodies are not the API's JSON. */
-  const get = async (path: string, headers: Record<string, string> = {}) => {
-    const reply = await fetch(`${origin}${path}`, { headers });
-    return { status: reply.status, headers: reply.headers, text: await reply.text() };
-  };
+  /** The bytes as sent (node:http decodes nothing, and sends only the headers given). */
+  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    rawSend(origin, path, { method, headers });
+  const PATHS = ['/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/swagger-ui-bundle.js'];
 
-  it.each(['/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/swagger-ui-bundle.js'])(
-    '%s: a strong ETag from the bytes; a matching If-None-Match (weakly compared, or *) is 304',
+  it.each(PATHS)(
+    "%s: Express's weak ETag of the bytes; a matching If-None-Match (weakly compared, or *) is 304",
     async (path) => {
       const first = await get(path);
       expect(first.status).toBe(200);
-      const etag = first.headers.get('etag') ?? '';
-      expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
-      expect(etag).toBe(`"${createHash('sha256').update(first.text).digest('base64url')}"`);
+      const tag = first.headers.get('etag') ?? '';
+      expect(tag).toBe(etag(first.bytes, { weak: true }));
       // The same bytes, the same tag: a second instance (or request) agrees.
-      expect((await get(path)).headers.get('etag')).toBe(etag);
+      expect((await get(path)).headers.get('etag')).toBe(tag);
 
-      for (const condition of [etag, `W/${etag}`, `"other", ${etag}`, '*', ` * `]) {
+      const strong = tag.replace(/^W\//, '');
+      for (const condition of [tag, strong, `"other", ${tag}`, '*', ` * `]) {
         const again = await get(path, { 'if-none-match': condition });
         expect({ condition, status: again.status, text: again.text }).toEqual({
           condition,
           status: 304,
           text: '',
         });
-        expect(again.headers.get('etag')).toBe(etag);
+        expect(again.headers.get('etag')).toBe(tag);
         expect(again.headers.get('cache-control')).toBe(first.headers.get('cache-control'));
       }
-      for (const condition of ['"other"', 'W/"other"', etag.slice(1, -1), '']) {
+      // Not a list of entity tags (section 13.1.2): no match, whatever tag it contains.
+      for (const condition of [
+        '"other"',
+        'W/"other"',
+        strong.slice(1, -1),
+        '',
+        `xx${strong}yy`,
+        `xx${tag}`,
+      ]) {
         const changed = await get(path, { 'if-none-match': condition });
         expect({ condition, status: changed.status }).toEqual({ condition, status: 200 });
         expect(changed.text).toBe(first.text);
       }
     },
   );
+
+  it.each(PATHS)('%s: a 304 repeats the Vary: Accept-Encoding of its 200 (section 15.4.5)', async (path) => {
+    for (const accept of [undefined, 'gzip', 'br']) {
+      const headers: Record<string, string> = accept === undefined ? {} : { 'accept-encoding': accept };
+      const full = await get(path, headers);
+      expect(full.headers.get('vary')).toMatch(/accept-encoding/i);
+      const unchanged = await get(path, { ...headers, 'if-none-match': String(full.headers.get('etag')) });
+      expect(unchanged.status).toBe(304);
+      expect({ accept, vary: unchanged.headers.get('vary') }).toEqual({
+        accept,
+        vary: full.headers.get('vary'),
+      });
+    }
+  });
+
+  // The page itself is under compression's threshold: never coded.
+  it.each(PATHS.filter((path) => path !== '/docs'))(
+    '%s: a coded body carries no strong tag of the identity body (section 8.8.3)',
+    async (path) => {
+      const identity = await get(path);
+      for (const accept of ['gzip', 'br']) {
+        const coded = await get(path, { 'accept-encoding': accept });
+        expect(coded.headers.get('content-encoding')).toBe(accept);
+        const tag = String(coded.headers.get('etag'));
+        // Either a tag of its own, or a weak one (which holds for both codings of the same content).
+        if (tag === identity.headers.get('etag')) expect(tag).toMatch(/^W\//);
+      }
+    },
+  );
+
+  it.each(PATHS)('%s: HEAD reports what GET sends: coding, length, validators', async (path) => {
+    const REPRESENTATION = [
+      'content-type',
+      'content-encoding',
+      'content-length',
+      'etag',
+      'vary',
+      'cache-control',
+    ];
+    const pick = (reply: RawReply) => REPRESENTATION.map((name) => [name, reply.headers.get(name)]);
+    for (const accept of [undefined, 'gzip', 'br', 'identity']) {
+      const headers: Record<string, string> = accept === undefined ? {} : { 'accept-encoding': accept };
+      const [got, head] = [await get(path, headers), await get(path, headers, 'HEAD')];
+      expect(head.status).toBe(200);
+      expect(head.bytes.length).toBe(0);
+      expect({ accept, headers: pick(head) }).toEqual({ accept, headers: pick(got) });
+    }
+  });
 });

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@petstore/schema';
-import { Router } from 'express';
+import etag from 'etag';
+import { type Response, Router } from 'express';
 import type { Config } from '../config.js';
-import { type Representation, representation, sendRepresentation } from './conditional.js';
 import { methodNotAllowed } from './errors.js';
 import { requestBaseUrl } from './request-base-url.js';
 
@@ -168,6 +168,34 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
+interface Representation {
+  body: string | Buffer;
+  type: string;
+  cacheControl: string;
+  /** Express's own ETag ('etag' setting 'weak', the `etag` package), made once per body rather than per request. */
+  etag: string;
+}
+
+const representation = (body: string | Buffer, type: string, cacheControl: string): Representation => ({
+  body,
+  type,
+  cacheControl,
+  etag: etag(body, { weak: true }),
+});
+
+/**
+ * Express's conditional GET: `res.send` answers 304 when `req.fresh` (the `fresh` package: If-None-Match read as a
+ * list of tags, so `xx"tag"yy` matches nothing). The tag is weak (RFC 9110 section 8.8.1): it stands for the
+ * identity body and for what `compression` codes from it, so a gzip body never carries a strong tag of other bytes.
+ * The 304 repeats the `Vary` its 200 carries (section 15.4.5): compression adds it only when there is a body.
+ */
+function send(res: Response, { body, type, cacheControl, etag: tag }: Representation): void {
+  res
+    .vary('Accept-Encoding')
+    .set({ 'Cache-Control': cacheControl, 'Content-Type': type, ETag: tag })
+    .send(body);
+}
+
 /** Origins the page may call with "Try it out": itself and every absolute server in the document. */
 function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): string {
   const origins = new Set(["'self'"]);
@@ -225,20 +253,20 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
 
   router
     .route(OPENAPI_PATH)
-    .get((req, res) => sendRepresentation(req, res, openApiDocument(req)))
+    .get((req, res) => send(res, openApiDocument(req)))
     .all(onlyGet);
 
   router
     .route(DOCS_PATH)
-    .get((req, res) => {
+    .get((_req, res) => {
       res.setHeader('Content-Security-Policy', csp);
-      sendRepresentation(req, res, page);
+      send(res, page);
     })
     .all(onlyGet);
 
   router
     .route(`${DOCS_PATH}/init.js`)
-    .get((req, res) => sendRepresentation(req, res, initScript))
+    .get((_req, res) => send(res, initScript))
     .all(onlyGet);
 
   router
@@ -256,7 +284,7 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
         loaded.catch(() => assets.delete(name));
         assets.set(name, loaded);
       }
-      sendRepresentation(req, res, await loaded);
+      send(res, await loaded);
     })
     .all(onlyGet);
 

@@ -1,4 +1,4 @@
-// Settings of the differential fuzzers (trpc-fuzz.test.ts, parity.test.ts, compression.differential.test.ts), from
+// Settings of the differential fuzzers (trpc-fuzz.test.ts, parity.test.ts), from
 // the environment so that one command runs them longer and a failure found once replays:
 //   FUZZ_RUNS=20000 pnpm --filter @petstore/api exec vitest run test/trpc-fuzz.test.ts test/parity.test.ts
 //   FUZZ_SEED=<seed> FUZZ_PATH=<path> ...   (both printed by fast-check with the shrunk counterexample)
