@@ -93,7 +93,7 @@ function redactUrl(url: string): string {
  * that drops start-up parameters).
  */
 async function choosePoolerStatements(
-  pool: pg.Pool,
+  { pool, startupParameters }: CheckedPool,
   mode: 'auto' | 'named',
   logger: Logger,
 ): Promise<boolean> {
@@ -109,7 +109,8 @@ async function choosePoolerStatements(
     );
     return true;
   }
-  if (probe.statementTimeout === '0') {
+  // Without start-up parameters (openCheckedPool) the operator has been told already, in one line.
+  if (probe.statementTimeout === '0' && startupParameters) {
     logger.warn(
       { statementTimeout: probe.statementTimeout },
       'the database sessions have no statement_timeout: a pooler dropped the start-up parameters; set it on the ' +
@@ -132,8 +133,18 @@ async function choosePoolerStatements(
   return false;
 }
 
-/** A pg pool with the api's time limits (see the comments inside). */
-function openPool(url: string, poolSize: number, limits: DatabaseLimits, logger: Logger): pg.Pool {
+/**
+ * A pg pool with the api's time limits (see the comments inside). `startupParameters: false` leaves out the two
+ * server-side limits, for a pooler that refuses them (openCheckedPool): the client-side deadline is then the
+ * statement limit itself, as no server cancel comes first.
+ */
+function openPool(
+  url: string,
+  poolSize: number,
+  limits: DatabaseLimits,
+  logger: Logger,
+  startupParameters = true,
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -143,15 +154,59 @@ function openPool(url: string, poolSize: number, limits: DatabaseLimits, logger:
     // socket open). All of them become 503 service_unavailable (db/database-errors.ts). Keep-alive notices
     // dead peers.
     connectionTimeoutMillis: limits.acquireTimeoutMs,
-    statement_timeout: limits.statementTimeoutMs,
-    idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
-    query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+    ...(startupParameters
+      ? {
+          statement_timeout: limits.statementTimeoutMs,
+          idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+          query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+        }
+      : { query_timeout: limits.statementTimeoutMs }),
     keepAlive: true,
   });
   // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
   // would crash the process. The pool replaces the connection on next use.
   pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
   return pool;
+}
+
+interface CheckedPool {
+  pool: pg.Pool;
+  /** False when the pooler refused the start-up parameters and the pool connects without them. */
+  startupParameters: boolean;
+}
+
+/**
+ * openPool, after one login: a pooler that does not list our start-up parameters in its ignore_startup_parameters
+ * (PgBouncer's default) refuses every login ("unsupported startup parameter"), so the pool is opened again without
+ * them, and the operator is told in one line what still holds and what to set. Any other failure is left to the
+ * first statement (a 503; the pool reconnects): opening never needs the database.
+ */
+async function openCheckedPool(
+  url: string,
+  poolSize: number,
+  limits: DatabaseLimits,
+  logger: Logger,
+): Promise<CheckedPool> {
+  const pool = openPool(url, poolSize, limits, logger);
+  const refusal = await pool.connect().then(
+    (client) => client.release(),
+    (error: unknown) =>
+      error instanceof Error && /unsupported startup parameter/i.test(error.message)
+        ? error.message
+        : undefined,
+  );
+  if (refusal === undefined) return { pool, startupParameters: true };
+  await pool.end();
+  logger.warn(
+    { database: redactUrl(url), refusal },
+    `the database (a pooler) refused the start-up parameters (${refusal}): connected without them, so each query ` +
+      `now has a client-side deadline of ${limits.statementTimeoutMs} ms and no server-side limit; to have the server ` +
+      `cancel statements and idle transactions, set ALTER ROLE ... SET statement_timeout = '${limits.statementTimeoutMs}ms' ` +
+      `and SET idle_in_transaction_session_timeout = '${limits.idleInTransactionTimeoutMs}ms', or list ` +
+      "extra_float_digits,statement_timeout,idle_in_transaction_session_timeout in the pooler's " +
+      'ignore_startup_parameters (docs/operations.md#connection-poolers)',
+  );
+  return { pool: openPool(url, poolSize, limits, logger, false), startupParameters: false };
 }
 
 /** The hot statements straight on `pool`, guarded, named per `namer`. */
@@ -176,7 +231,8 @@ export async function openDatabase({
   readMaxLagMs = 1_000,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
-    const pool = openPool(databaseUrl, poolSize, limits, logger);
+    const checked = await openCheckedPool(databaseUrl, poolSize, limits, logger);
+    const { pool } = checked;
     const endPool = async (error: unknown): Promise<never> => {
       await pool.end();
       throw error;
@@ -195,13 +251,15 @@ export async function openDatabase({
     const namer = namerFor(databaseUrl);
     if (
       statements !== 'unnamed' &&
-      !(await choosePoolerStatements(pool, statements, logger).catch(endPool))
+      !(await choosePoolerStatements(checked, statements, logger).catch(endPool))
     ) {
       namer.unname();
     }
     const sql = openSql(pool, namer, logger);
     // Read replicas: each its own pool, the same limits and statement mode (auto falls back on its own).
-    const replicaPools = readUrls.map((url) => openPool(url, poolSize, limits, logger));
+    const replicaPools = (
+      await Promise.all(readUrls.map((url) => openCheckedPool(url, poolSize, limits, logger)))
+    ).map((each) => each.pool);
     const replicas =
       replicaPools.length === 0
         ? undefined

@@ -1,7 +1,7 @@
 // Named and unnamed statements behind a real transaction-mode pooler: Debian's PgBouncer 1.18 (no
 // prepared-statement tracking) in front of a test database, started by the test (test/reliability/pgbouncer.ts).
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { type Pgbouncer, startPgbouncer } from '../../test/reliability/pgbouncer.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
@@ -15,18 +15,21 @@ import { createPgSql, createStatementNamer, type StatementMode } from './sql.js'
 let testDatabase: TestDatabase;
 let transaction: Pgbouncer;
 let session: Pgbouncer;
+/** PgBouncer as shipped: transaction mode and no ignore_startup_parameters, so it refuses statement_timeout. */
+let stock: Pgbouncer;
 
 beforeAll(async () => {
   testDatabase = await createTestDatabase('pooler');
   const serverPort = Number(new URL(testDatabase.url).port || 5432);
-  [transaction, session] = await Promise.all([
+  [transaction, session, stock] = await Promise.all([
     startPgbouncer({ serverPort, poolMode: 'transaction', poolSize: 5 }),
     startPgbouncer({ serverPort, poolMode: 'session', poolSize: 5 }),
+    startPgbouncer({ serverPort, poolMode: 'transaction', poolSize: 5, ignoreStartupParameters: false }),
   ]);
 }, timeouts.hook);
 
 afterAll(async () => {
-  await Promise.all([transaction?.stop(), session?.stop()]);
+  await Promise.all([transaction?.stop(), session?.stop(), stock?.stop()]);
   await testDatabase?.drop();
 }, timeouts.hook);
 
@@ -148,6 +151,38 @@ describe('DATABASE_STATEMENTS through PgBouncer 1.18 in transaction mode', () =>
       } finally {
         await database.close();
       }
+    }
+  });
+});
+
+describe('PgBouncer as shipped (no ignore_startup_parameters): it refuses the start-up parameters', () => {
+  it('a pool that sends them cannot log in (the issue: "unsupported startup parameter: statement_timeout")', async () => {
+    await expect(withPool(stock.through(testDatabase.url), (pool) => pool.query('SELECT 1'))).rejects.toThrow(
+      /unsupported startup parameter/,
+    );
+  });
+
+  it('openDatabase connects without them, serves, keeps a client-side deadline, and says so in one line', async () => {
+    const warnings = createLogger('silent');
+    const warn = vi.spyOn(warnings, 'warn');
+    const database = await openDatabase({
+      databaseUrl: stock.through(testDatabase.url),
+      dataDir: 'memory://',
+      logger: warnings,
+      limits: { statementTimeoutMs: 300, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 3_000 },
+    });
+    try {
+      // One line at opening, whatever follows (a statement that times out is logged on its own).
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[1])).toMatch(
+        /refused the start-up parameters \(unsupported startup parameter: statement_timeout\): connected without them.*client-side deadline of 300 ms.*ALTER ROLE .*ignore_startup_parameters/,
+      );
+      expect(database.statements()).toBe('unnamed');
+      expect(await burst((text, n) => database.sql.rows(text, [{ value: n, type: 'int' }]))).toEqual([]);
+      // No server-side statement_timeout arrived: the client gives up at the statement limit (a 503 class).
+      await expect(database.sql.rows('SELECT pg_sleep(5)', [])).rejects.toThrow(/timed out|read timeout/i);
+    } finally {
+      await database.close();
     }
   });
 });

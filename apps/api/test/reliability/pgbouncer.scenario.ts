@@ -94,8 +94,14 @@ export async function runPgbouncerScenario(
       let serverErrors = 0;
       let lost = 0;
       try {
-        bouncer = await startPgbouncer({ serverPort: adminPort, poolMode: 'transaction', poolSize: 5 });
-        details.pgbouncer = `${bouncer.version}, transaction mode, default_pool_size 5`;
+        // As shipped: no ignore_startup_parameters, so it refuses the api's start-up parameters (issue 39).
+        bouncer = await startPgbouncer({
+          serverPort: adminPort,
+          poolMode: 'transaction',
+          poolSize: 5,
+          ignoreStartupParameters: false,
+        });
+        details.pgbouncer = `${bouncer.version}, transaction mode, default_pool_size 5, no ignore_startup_parameters`;
         for (const mode of options.modes) {
           const env: Record<string, string> = mode === 'default' ? {} : { DATABASE_STATEMENTS: mode };
           let api: ApiProcess | undefined;
@@ -124,6 +130,12 @@ export async function runPgbouncerScenario(
             serverErrors += load.serverErrors;
             lost += load.lost;
             details[mode] = load;
+            // After the load: the logger writes its lines in blocks, at least every 250 ms.
+            const told = api.output().match(/refused the start-up parameters/g)?.length ?? 0;
+            if (told !== 1)
+              violations.push(
+                `DATABASE_STATEMENTS=${mode}: said ${told} times that it connected without start-up parameters`,
+              );
             if (mode !== 'named') {
               if (load.serverErrors > 0)
                 violations.push(

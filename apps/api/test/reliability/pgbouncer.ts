@@ -46,12 +46,19 @@ export interface PgbouncerOptions {
   poolMode?: 'transaction' | 'session';
   /** Server connections per database and user. */
   poolSize?: number;
+  /**
+   * Whether the ini lists the api's start-up parameters in ignore_startup_parameters (true by default, as
+   * docs/operations.md advises). False is PgBouncer as shipped: it refuses them at login, and the api connects
+   * without them (db/database.ts, openCheckedPool).
+   */
+  ignoreStartupParameters?: boolean;
 }
 
 /**
  * The configuration a production set-up would start from (docs/operations.md#pgbouncer). The api's pool sends
  * statement_timeout and idle_in_transaction_session_timeout as start-up parameters, which PgBouncer 1.18 refuses
- * unless told to ignore them (operators then set them on the role: docs/operations.md). After a failed login to
+ * unless told to ignore them (operators then set them on the role: docs/operations.md); without that line the api
+ * connects without them. After a failed login to
  * its server (a restart) PgBouncer refuses clients for server_login_retry, 15 s by default: 1 s here, so that a
  * restarted replica is used again within a second (docs/operations.md#connection-poolers).
  */
@@ -69,9 +76,8 @@ pidfile = ${join(dir, 'pgbouncer.pid')}
 pool_mode = ${options.poolMode ?? 'transaction'}
 default_pool_size = ${options.poolSize ?? 5}
 max_client_conn = 1000
-ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout
 server_login_retry = 1
-`;
+${options.ignoreStartupParameters === false ? '' : 'ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout\n'}`;
 }
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
