@@ -6,8 +6,8 @@
 //
 //   node scripts/api-tool.mjs <entry under apps/api/src> [arguments...]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ensurePrismaClient } from './ensure-prisma-client.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const [entry, ...args] = process.argv.slice(2);
@@ -16,23 +16,7 @@ if (entry === undefined) {
   process.exit(2);
 }
 
-const GENERATED = path.join(root, 'apps/api/src/generated/prisma/client.ts');
-const inputs = JSON.parse(readFileSync(path.join(root, 'turbo.json'), 'utf8')).tasks.generate.inputs.map(
-  (input) => path.join(root, input.replace('$TURBO_ROOT$/', '')),
-);
-const stale =
-  !existsSync(GENERATED) || inputs.some((input) => statSync(input).mtimeMs > statSync(GENERATED).mtimeMs);
-if (stale) {
-  const generate = spawnSync(
-    'npx',
-    ['-y', 'pnpm@12', 'turbo', 'run', 'generate', '--filter=@petstore/api', '--output-logs=errors-only'],
-    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  if (generate.status !== 0) {
-    console.error('could not generate the Prisma client: run `npx -y pnpm@12 turbo run generate` to see why');
-    process.exit(generate.status ?? 1);
-  }
-}
+ensurePrismaClient();
 
 const tool = spawnSync(
   process.execPath,

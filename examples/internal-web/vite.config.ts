@@ -8,9 +8,8 @@ import { defaultClientConditions, defineConfig, type ProxyOptions } from 'vite';
 
 /** Where the API listens (its origin, without /v1). */
 const apiOrigin = process.env.PETSTORE_API_ORIGIN || 'http://127.0.0.1:3000';
-/** The development key the API writes when started without API_KEYS (`pnpm web` runs it in apps/api). */
-const devKeyFile =
-  process.env.PETSTORE_DEV_KEY_FILE || new URL('../../apps/api/.data/dev-api-key', import.meta.url);
+/** The development key the API writes when started without API_KEYS (`pnpm web`, `pnpm start`: ./.data at the root). */
+const devKeyFile = process.env.PETSTORE_DEV_KEY_FILE || new URL('../../.data/dev-api-key', import.meta.url);
 
 /**
  * PETSTORE_API_KEY, or else the API's development key, read when a request needs it: under `pnpm web` the API
