@@ -441,7 +441,11 @@ function runOnOldNode(project, names) {
       [path.join(project, 'node_modules/@petstore/conformance/dist/cli.js'), '--help'],
       { cwd: project, encoding: 'utf8' },
     );
-    if (old.status !== 2 || !old.stderr.includes(`needs Node 24 or later; this is Node ${node}`))
+    if (
+      old.status !== 2 ||
+      !old.stderr.includes(`needs Node 24 or later; this is Node ${node}`) ||
+      !old.stderr.includes('npx -y -p node@24 petstore-conformance')
+    )
       throw new Error(`on Node ${version} the CLI said: ${old.status} ${old.stdout}${old.stderr}`);
     console.log(`petstore-conformance on Node ${version}: exit 2, "${old.stderr.trim().split('. ')[0]}."`);
   }

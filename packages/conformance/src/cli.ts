@@ -6,7 +6,8 @@ const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= MINIMUM_NODE_MAJOR)) {
   console.error(
     `petstore-conformance needs Node ${MINIMUM_NODE_MAJOR} or later; this is Node ${process.versions.node}. ` +
-      'Install a current Node (https://nodejs.org) and run it again.',
+      'Run it on Node 24 without installing it: npx -y -p node@24 petstore-conformance <the same arguments>; ' +
+      'or install a current Node (https://nodejs.org).',
   );
   process.exit(2);
 }
