@@ -115,6 +115,50 @@ describe('petstore-conformance CLI', () => {
   });
 });
 
+describe('petstore-conformance CLI: the pre-flight call', () => {
+  // A deployment that refuses the key, as the reference does: 401 with an Error body.
+  let server: Server;
+  let baseUrl: string;
+  let requests = 0;
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      requests++;
+      res
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+        .end('{"code":"unauthorized","message":"the API key is not valid","status":401}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('a refused key: one line that says so, exit 2, and no check run', async () => {
+    const run = await cli([], { PETSTORE_BASE_URL: baseUrl, PETSTORE_API_KEY: 'wrong-key-0123456789' });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.out).toBe('');
+    expect(run.err).toBe(
+      `petstore-conformance: the API key was refused: GET ${baseUrl}/pets?limit=1 answered 401: unauthorized: ` +
+        'the API key is not valid. Check PETSTORE_API_KEY (or --api-key)',
+    );
+    expect(run.err).not.toContain('wrong-key');
+    expect(requests).toBe(1);
+  });
+
+  it('a base URL where nothing listens: one line, exit 2', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const run = await cli([], { PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: 'k' });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.out).toBe('');
+    expect(run.err).toMatch(/^petstore-conformance: the base URL could not be reached: GET .*ECONNREFUSED/);
+    expect(run.err.split('\n')).toHaveLength(1);
+  });
+});
+
 describe('README', () => {
   it('lists every check with the source it enforces, as checkTable() writes it', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describeCheck } from './check.js';
+import { createHttpClient } from './http-client.js';
 import { OpenApiLoadError } from './openapi.js';
 import { formatJUnit, formatResult, formatSummary } from './report.js';
 import {
@@ -36,7 +37,8 @@ Options:
   --list               print the profile's check ids, descriptions and sources, and exit
   -h, --help           this text
 
-Exit codes: 0 every check passed, 1 a check failed, 2 usage or configuration error.`;
+Exit codes: 0 every check passed, 1 a check failed, 2 usage or configuration error (a refused API key,
+a base URL that does not answer: checked with one request before the suite).`;
 
 export const EXIT = { passed: 0, failed: 1, usage: 2 } as const;
 
@@ -47,6 +49,34 @@ export interface CliOutput {
 
 /** Exit 2: the run could not start, which is not the same as a deployment that fails. */
 class UsageError extends Error {}
+
+/** Exit 2 too, in one line without the usage: the arguments were well formed, but the deployment refused them. */
+class PreflightError extends Error {}
+
+/**
+ * One authenticated listPets before the suite: a wrong key (401/403) or a base URL where nothing answers would
+ * otherwise show as dozens of failures, the first one named after whatever check ran first.
+ */
+async function preflight(baseUrl: string, apiKey: string, timeoutMs: number): Promise<void> {
+  const path = '/pets?limit=1';
+  let status: number;
+  let body: unknown;
+  try {
+    ({ status, json: body } = await createHttpClient({ baseUrl, apiKey, timeoutMs }).send(path));
+  } catch (error) {
+    const cause =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : error;
+    throw new PreflightError(`the base URL could not be reached: GET ${baseUrl}${path}: ${String(cause)}`);
+  }
+  if (status === 401 || status === 403) {
+    const { code, message } = (body ?? {}) as { code?: unknown; message?: unknown };
+    const said =
+      typeof message === 'string' ? `: ${typeof code === 'string' ? `${code}: ` : ''}${message}` : '';
+    throw new PreflightError(
+      `the API key was refused: GET ${baseUrl}${path} answered ${status}${said}. Check PETSTORE_API_KEY (or --api-key)`,
+    );
+  }
+}
 
 function integer(name: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined) return undefined;
@@ -122,6 +152,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, output: Cli
       throw new UsageError((error as Error).message);
     }
 
+    await preflight(baseUrl, apiKey, timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const openapi = values.openapi === 'none' ? false : values.openapi;
     output.out(
       `# petstore-conformance: ${count} checks of the ${profile} profile against ${baseUrl}, seed ${seed} (replay with --seed ${seed})`,
@@ -153,6 +184,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, output: Cli
     output.out(formatSummary(report));
     return report.failed > 0 ? EXIT.failed : EXIT.passed;
   } catch (error) {
+    if (error instanceof PreflightError) {
+      output.err(`petstore-conformance: ${error.message}`);
+      return EXIT.usage;
+    }
     if (!(error instanceof UsageError)) throw error;
     output.err(`petstore-conformance: ${error.message}\n\n${USAGE}`);
     return EXIT.usage;
