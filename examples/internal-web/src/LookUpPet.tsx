@@ -46,6 +46,8 @@ export function LookUpPet() {
     const parsed = GetPetInputSchema.safeParse({ petId: int64FromText(text) });
     if (!parsed.success) {
       setError(parsed.error.issues[0]?.message);
+      // The previous answer goes: under a new error it would read as the answer to what was just typed.
+      setPetId(undefined);
       input.current?.focus();
       return;
     }

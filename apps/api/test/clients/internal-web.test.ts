@@ -247,6 +247,14 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
       'available',
     ]);
     expect((await focused(page)).className).toBe('lookup-result');
+    // A new bad id clears the previous answer: "No pet has id 999." must not stay under the new error.
+    await page.getByLabel('Pet id').fill('999');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expectText(page, '.lookup-result', 'No pet has id 999.');
+    await page.getByLabel('Pet id').fill('-1');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expectText(page, '#lookup-id-error', 'Pet id must be a positive integer');
+    expect(await page.locator('.lookup-result').count()).toBe(0);
   });
 
   it('pages through 250 pets with the status filter, keyboard focus following the list', async () => {
