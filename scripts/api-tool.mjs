@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm keys ...`, `pnpm db:migrate`: runs one of the api's command-line tools from its TypeScript source.
-// The Prisma client is generated first only when it is missing or older than what it is generated from (the
-// `generate` inputs of turbo.json, read from there), so an operator's key command answers in about a second,
-// without turbo's banners; when it is stale, turbo generates it as `pnpm build` would.
+// The Prisma client is generated first only when it is missing or stale (scripts/ensure-prisma-client.mjs), so an
+// operator's key command answers in about a second, without turbo's banners (docs/operations.md#api-keys has the
+// measured figures: `npx -y pnpm@12` itself adds more than the command takes).
 //
 //   node scripts/api-tool.mjs <entry under apps/api/src> [arguments...]
 import { spawnSync } from 'node:child_process';

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { scaled } from '../../../../tooling/vitest.shared.js';
+import { scaled, timeouts } from '../../../../tooling/vitest.shared.js';
 import { findFreePort } from '../support/postgres-server.js';
 import { makeTempDir, removeTempDir, spawnOwned, stopProcess } from '../support/run-registry.js';
 import { sleep } from './scenario-support.js';
@@ -143,7 +143,9 @@ export async function startHaproxy(options: LoadBalancerOptions): Promise<LoadBa
 
   const waitUntilUp = async (
     names = options.backends.map((backend) => backend.name),
-    timeoutMs = scaled(30_000),
+    // The budget of a test that starts API processes: each backend is UP after two good /readyz checks, and on a
+    // loaded machine (load 9-11, issue 39) processes that answer their first checks slowly took more than 30 s.
+    timeoutMs = timeouts.process,
   ) => {
     const deadline = Date.now() + timeoutMs;
     let last = '';
