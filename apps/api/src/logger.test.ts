@@ -109,3 +109,32 @@ describe('lines appear while the process runs', () => {
     timeouts.process,
   );
 });
+
+describe('the access log line', () => {
+  it('says who asked what and how it went, and nothing else', async () => {
+    const { pino } = await import('pino');
+    const { createAccessLog } = await import('./logger.js');
+    const lines: string[] = [];
+    const logger = pino({ level: 'info', base: undefined }, { write: (line: string) => lines.push(line) });
+    const log = createAccessLog(logger) as NonNullable<ReturnType<typeof createAccessLog>>;
+    log('req-1', 'GET', '/v1/pets/"x"', 404, 1.23456);
+    log('req-2', 'POST', '/v1/pets', 201, 0.5, '0af7651916cd43dd8448eb211c80319c');
+    const [first, second] = lines.map((line) => JSON.parse(line));
+    expect(first).toEqual({
+      level: 30,
+      time: first.time,
+      requestId: 'req-1',
+      method: 'GET',
+      path: '/v1/pets/"x"',
+      status: 404,
+      ms: 1.235,
+      msg: 'request',
+    });
+    expect(second).toMatchObject({
+      requestId: 'req-2',
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      status: 201,
+    });
+    expect(createAccessLog(pino({ level: 'warn' }, { write: () => {} }))).toBeUndefined();
+  });
+});

@@ -35,23 +35,13 @@ export type AccessLog = (
   traceId?: string,
 ) => void;
 
-const INFO = 30;
-
 /**
- * The access log: one line per request, in the logger's format and on its (buffered, asynchronous) stream, but
- * written as a template rather than through pino's generic serialiser, which the 401 profile showed at a quarter
- * of the cost of a request. Undefined when the level leaves request lines out.
+ * The access log: one line per request, through pino like every other line (about 0.6 µs more per request than
+ * the template it replaced: under 1% of a list request's CPU, 2% of a 401's). Undefined when the level leaves
+ * request lines out.
  */
 export function createAccessLog(logger: Logger): AccessLog | undefined {
   if (!logger.isLevelEnabled('info')) return undefined;
-  const stream = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym];
-  if (stream === undefined) throw new Error('the logger has no stream');
-  return (requestId, method, path, status, ms, traceId) => {
-    // The trace id is 32 hex digits from the tracer (never from the request): safe to write unquoted.
-    stream.write(
-      `{"level":${INFO},"time":${Date.now()},"requestId":"${requestId}",` +
-        `${traceId === undefined ? '' : `"traceId":"${traceId}",`}"method":${JSON.stringify(method)},` +
-        `"path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 1000) / 1000},"msg":"request"}\n`,
-    );
-  };
+  return (requestId, method, path, status, ms, traceId) =>
+    logger.info({ requestId, traceId, method, path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
 }
