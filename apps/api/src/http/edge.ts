@@ -78,7 +78,7 @@ const authorities = new WeakMap<IncomingMessage, string>();
  * judge. Called by the server's request listener before Express (edgeListener), and again by checkMessage
  * for an app served some other way: the second call finds the first one's work. Returns the authority, if any.
  */
-export function toOriginForm(req: IncomingMessage): string | undefined {
+function toOriginForm(req: IncomingMessage): string | undefined {
   const known = authorities.get(req);
   if (known !== undefined) return known;
   const absolute = ABSOLUTE_FORM.exec(req.url ?? '');
