@@ -123,6 +123,14 @@ describe.each([
       expect(codingOf(refused)).toBeUndefined();
       expect(refused.text).toBe(small.text);
     }
+    // A refused request is answered before compression is set up (app.ts): its Error body does not vary.
+    for (const path of ['/pets?limit=100', `/trpc/pets.list?input=${trpcInput({ limit: 100 })}`]) {
+      const refused = await send(server.baseUrl, path, {
+        headers: { 'accept-encoding': 'gzip', authorization: 'Bearer wrong' },
+      });
+      expect(refused.status).toBe(401);
+      expect(varyOf(refused)).not.toContain('accept-encoding');
+    }
     const none = await send(server.baseUrl, '/pets?limit=100', { headers: { 'accept-encoding': '*;q=0' } });
     expect(none.status).toBe(200);
     expect(codingOf(none)).toBeUndefined();

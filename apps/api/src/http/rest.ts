@@ -139,6 +139,10 @@ export interface RestDeps {
    * otherwise they are built from the request's `Host` (or the address it reached).
    */
   publicBaseUrl?: string | undefined;
+  /** Response compression, applied to an admitted read of a paged operation (app.ts says why only there). */
+  compressAnswer?:
+    | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
+    | undefined;
 }
 
 /**
@@ -164,6 +168,7 @@ export function restHandler({
   bodyWriters,
   onInternalError,
   publicBaseUrl,
+  compressAnswer,
 }: RestDeps): RequestHandler {
   const paths = compilePaths(Object.values(contract));
   const call = handlers as Readonly<
@@ -205,6 +210,9 @@ export function restHandler({
           'method_not_allowed',
           `${req.method} is not allowed here; allowed: ${route.allow}`,
         );
+      }
+      if (compressAnswer !== undefined && op.success.paged !== undefined && method === 'GET') {
+        compressAnswer(req, res);
       }
       const input = await readInput(op, req, res, segments, route.parameterNames);
       const { success } = op;

@@ -42,6 +42,10 @@ export interface TrpcHttpDeps {
   onInternalError: (error: unknown, path: string | undefined) => void;
   /** The fast path's writers of procedure outputs, by procedure path (trpc-fast-path.ts OutputWriters). */
   outputWriters?: OutputWriters | undefined;
+  /** Response compression, applied to an admitted query (GET) call (app.ts says why only there). */
+  compressAnswer?:
+    | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
+    | undefined;
 }
 
 /**
@@ -62,7 +66,7 @@ function responseHeaders(paths: readonly string[], errors: readonly TRPCError[])
 
 export function trpcMiddleware(
   appRouter: AppRouter,
-  { guard, onInternalError, fastPath: useFastPath = true, outputWriters }: TrpcHttpDeps,
+  { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
 ): RequestHandler {
   const callers = new WeakMap<IncomingMessage, Caller>();
   const config = appRouter._def._config;
@@ -136,6 +140,7 @@ export function trpcMiddleware(
         cost: batch ? Math.min(procedures.length, TRPC_MAX_BATCH_SIZE) : 1,
       });
       if (unreadable !== undefined) throw unreadable;
+      if (req.method === 'GET') compressAnswer?.(req, res);
       if (req.method !== 'GET' && req.method !== 'POST') {
         res.setHeader('Allow', 'GET, POST');
         throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: GET, POST`);
