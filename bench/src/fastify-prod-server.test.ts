@@ -1,24 +1,11 @@
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createProductionFastifyServer } from './fastify-prod-server.js';
 import { createFastifyServer } from './fastify-server.js';
 import { BAD_LIST_QUERIES, BAD_NEW_PETS, BAD_PET_IDS } from './reference-cases.js';
+import { KEY, stubPool } from './stub-pool.js';
 
-const KEY = 'bench-key-0123456789abcdef';
 const OTHER_KEY = 'other-key-0123456789abcdef';
-const rex = () => ({ id: 9007199254740993n, name: 'Rex', categoryId: 7n, status: null as string | null });
-
-// `pg` stands in as a stub, rows as the main's int8 parser gives them (bigint), as in fastify-server.test.ts.
-const pool = {
-  query: async ({ name, values }: { name: string; values: unknown[] }) => {
-    if (name === 'get_one') return { rows: values[0] === '9007199254740993' ? [rex()] : [] };
-    if (name === 'insert') {
-      const [petName, categoryId, status] = values as [string, string, string | null];
-      return { rows: [{ id: 10n, name: petName, categoryId: BigInt(categoryId), status }] };
-    }
-    return { rows: [rex(), { ...rex(), id: 2n, status: 'sold' }] };
-  },
-} as unknown as pg.Pool;
+const pool = stubPool();
 
 /** What pino writes, one JSON line at a time. */
 const logLines: Record<string, unknown>[] = [];

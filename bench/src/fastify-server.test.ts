@@ -1,25 +1,10 @@
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFastifyServer } from './fastify-server.js';
 import { BAD_LIST_QUERIES, BAD_NEW_PETS, BAD_PET_IDS } from './reference-cases.js';
+import { KEY, rex, stubPool } from './stub-pool.js';
 
-const KEY = 'bench-key-0123456789abcdef';
-const rex = () => ({ id: 9007199254740993n, name: 'Rex', categoryId: 7n, status: null as string | null });
 const queries: { name: string; values: unknown[] }[] = [];
-
-// `pg` stands in as a stub, rows as the main's int8 parser gives them (bigint): the test is about the routes
-// and rules, not the database.
-const pool = {
-  query: async ({ name, values }: { name: string; values: unknown[] }) => {
-    queries.push({ name, values });
-    if (name === 'get_one') return { rows: values[0] === '9007199254740993' ? [rex()] : [] };
-    if (name === 'insert') {
-      const [petName, categoryId, status] = values as [string, string, string | null];
-      return { rows: [{ id: 10n, name: petName, categoryId: BigInt(categoryId), status }] };
-    }
-    return { rows: [rex(), { ...rex(), id: 2n, status: 'sold' }] };
-  },
-} as unknown as pg.Pool;
+const pool = stubPool((query) => queries.push(query));
 
 const app = createFastifyServer(pool, [KEY]);
 let base = '';

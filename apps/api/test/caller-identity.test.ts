@@ -6,17 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atStartOfRateWindow, call, type Reply } from './support/http.js';
 import {
   DATABASE_KINDS,
+  FOURTH_API_KEY,
   OTHER_API_KEY,
   startTestServer,
   TEST_API_KEY,
   type TestServer,
+  THIRD_API_KEY,
 } from './support/test-server.js';
 
 const A = TEST_API_KEY;
 const B = OTHER_API_KEY;
 /** Keys only the rate-limit case spends, so that the budgets it reads start full. */
-const C = 'third-key-0123456789abcdef';
-const D = 'fourth-key-0123456789abcdef';
+const C = THIRD_API_KEY;
+const D = FOURTH_API_KEY;
 
 const RATE_LIMIT = 10;
 

@@ -15,18 +15,16 @@ import { openMigratedMemoryDatabase } from './support/memory-database.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import {
   DATABASE_KINDS,
+  FOURTH_API_KEY,
   OTHER_API_KEY,
   startTestServer,
   TEST_API_KEY,
   type TestServer,
+  THIRD_API_KEY,
 } from './support/test-server.js';
 
 // Tests here start servers and CLI processes (each compiling TypeScript at start-up): the timeout says so.
 vi.setConfig({ testTimeout: 2 * timeouts.process });
-
-/** A key of the rate-limit tests with a budget of its own. */
-const THIRD_API_KEY = 'third-key-0123456789abcdef';
-const FOURTH_API_KEY = 'fourth-key-0123456789abcdef';
 
 const logger = createLogger('silent');
 

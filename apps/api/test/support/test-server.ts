@@ -11,6 +11,9 @@ import { createTestDatabase } from './test-database.js';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
+/** Keys a test lists in apiKeys when it needs budgets of their own (rate limits). */
+export const THIRD_API_KEY = 'third-key-0123456789abcdef';
+export const FOURTH_API_KEY = 'fourth-key-0123456789abcdef';
 
 /** The caller identity (Caller.subject) of TEST_API_KEY, as every instance derives it. */
 export const TEST_CALLER = callerIdentity(sha256(TEST_API_KEY));
