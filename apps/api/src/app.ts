@@ -21,7 +21,7 @@ import { edge } from './http/edge.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
 import { labelOtherRoutes, requestContext } from './http/request-context.js';
-import { restHandler } from './http/rest.js';
+import { operationHeadersOf, restHandler } from './http/rest.js';
 import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
@@ -152,7 +152,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
   // Every request is read once by the edge (method, target, header fields) before any route sees it.
-  app.use(edge());
+  app.use(edge(operationHeadersOf(contract)));
   // Everything after the edge is routed by a router of its own, which starts from the target as the edge left it
   // (Express's router keeps the scheme and host of an absolute-form target it started with: RFC 9112 section
   // 3.2.2's absolute-form is made origin-form by the edge, before any route reads it).

@@ -92,14 +92,9 @@ export function createHttpServer(
 export function guardServer(server: Server, handler: RequestListener): void {
   server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
-  server.on('checkExpectation', (_req, res) => {
-    const error = new AppError(
-      'expectation_failed',
-      'Only the Expect value 100-continue is supported; send the request without this Expect header.',
-    );
-    res.shouldKeepAlive = false;
-    sendError(res, error);
-  });
+  // An Expect other than 100-continue: the request goes to the handler, whose edge answers it with 417 (edge.ts
+  // checkMessage), as it answers every other message it refuses: with the request id, logged, counted.
+  server.on('checkExpectation', handler);
   server.on('checkContinue', (req, res) => {
     deferContinue(req, res);
     handler(req, res);

@@ -10,11 +10,13 @@ import { timeouts } from '../../../tooling/vitest.shared.js';
 import { parseConfig } from '../src/config.js';
 import { createDocsRouter, publicServers } from '../src/http/docs.js';
 import { idempotencyKeyHash, idempotencyLockId } from '../src/idempotency/idempotency.js';
+import { type RawRequest, sendRaw } from './reliability/raw-http.js';
 import { atStartOfRateWindow, call, rawCall } from './support/http.js';
-import { documentChecker } from './support/openapi-checker.js';
+import { responseValidator } from './support/response-validator.js';
 import {
   DATABASE_KINDS,
   startTestServer,
+  TEST_API_KEY,
   TEST_CALLER,
   type TestServer,
   UNREACHABLE_DATABASE,
@@ -30,9 +32,12 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
   let server: TestServer;
   let base: string;
   let document: Json;
-  const checker = documentChecker;
+
+  /** The validator every test server of this file checks its answers with: it records what it saw. */
+  let checker: Awaited<ReturnType<typeof responseValidator>>;
 
   beforeAll(async () => {
+    checker = await responseValidator();
     server = await startTestServer(kind, 'openapi');
     base = server.baseUrl;
     const reply = await call(base, '/openapi.json', { apiKey: null });
@@ -42,7 +47,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     await server?.close();
   });
 
-  /** One request; `call` checks every reply against the document (support/openapi-checker.ts). */
+  /** One request; the server checks every answer against the document (support/response-validator.ts). */
   const send = (method: string, path: string, options: Parameters<typeof call>[2] = {}) =>
     call(base, path, { ...options, method });
   const newPet = (fields: Record<string, unknown>) => stringifyJson(fields);
@@ -118,6 +123,48 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     expect((await send('GET', '/pets/abc')).status).toBe(400);
     expect((await send('GET', '/pets/9223372036854775807')).status).toBe(404);
     expect((await send('GET', `/pets/${id}`, { apiKey: null })).status).toBe(401);
+  });
+
+  it("the edge's and the preconditions' answers on every operation: 400, 415, 417, 431, 412 and 304", async () => {
+    const { port } = new URL(base);
+    const raw = async (method: string, target: string, headers: [string, string][], body?: string) => {
+      const request: RawRequest = {
+        method,
+        target: `/v1${target}`,
+        headers: [['Host', '127.0.0.1'], ['Authorization', `Bearer ${TEST_API_KEY}`], ...headers],
+      };
+      if (body !== undefined) {
+        request.body = Buffer.from(body);
+        if (!headers.some(([name]) => /^transfer-encoding$/i.test(name)))
+          request.headers.push(['Content-Length', String(request.body.length)]);
+      }
+      const outcome = await sendRaw('127.0.0.1', Number(port), request, timeouts.server);
+      if (outcome.kind !== 'response') throw new Error(`no response: ${JSON.stringify(outcome)}`);
+      return outcome.response.status;
+    };
+    const created = await send('POST', '/pets', { body: newPet({ name: 'Edge', categoryId: 1 }) });
+    const { id } = created.body as { id: bigint };
+    const pet = newPet({ name: 'Rex', categoryId: 1 });
+    const json: [string, string] = ['Content-Type', 'application/json'];
+    for (const [method, path, body] of [
+      ['GET', '/pets', undefined],
+      ['POST', '/pets', pet],
+      ['GET', `/pets/${id}`, undefined],
+    ] as const) {
+      const where = `${method} ${path}`;
+      const withBody = body === undefined ? [] : [json];
+      expect(await raw(method, path, [...withBody, ['Petstore-Read-After', 'nowhere']], body), where).toBe(400);
+      expect(await raw(method, path, [...withBody, ['Transfer-Encoding', 'gzip']], body), where).toBe(415);
+      expect(await raw(method, path, [...withBody, ['Expect', 'a-pony']], body), where).toBe(417);
+      const many = Array.from({ length: 120 }, (_, index): [string, string] => [`X-Field-${index}`, 'x']);
+      expect(await raw(method, path, [...withBody, ...many], body), where).toBe(431);
+      const ifMatch = { 'if-match': '"no-such-tag"' };
+      expect((await send(method, path, { body, headers: ifMatch })).status, where).toBe(412);
+      const ifNoneMatch = { 'if-none-match': '*' };
+      expect((await send(method, path, { body, headers: ifNoneMatch })).status, where).toBe(
+        method === 'GET' ? 304 : 412,
+      );
+    }
   });
 
   it('429 with Retry-After on every operation once the rate limit is spent', async () => {

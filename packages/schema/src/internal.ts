@@ -14,5 +14,6 @@ export {
   RATE_LIMIT_HEADER_CONTRACTS,
   restOperations,
 } from './contract.js';
+export { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from './contract/response-headers.js';
 export { describeIssues } from './issues.js';
 export { laterReadPosition, parseReadPosition } from './read-after.js';

@@ -16,8 +16,15 @@ import {
   RATE_LIMIT_HEADER_CONTRACTS,
   type RestOperationContract,
 } from './contract.js';
+import {
+  CONTENT_ENCODING_HEADER_CONTRACT,
+  OPTIONAL_RESPONSE_HEADER_CONTRACTS,
+  REQUEST_ID_HEADER,
+  SECURITY_HEADER_CONTRACTS,
+} from './contract/response-headers.js';
 import { ERROR_CODES, ErrorSchema } from './error.js';
 import { PetStatusSchema } from './pet.js';
+import { READ_AFTER_HEADER } from './read-after.js';
 import { requireExactJson } from './runtime.js';
 
 /** The version of the interface description (the spec's "1.0.0"); not the npm version of this package. */
@@ -247,26 +254,83 @@ const json = (schemaId: string, extra: JsonSchema = {}) => ({
   'application/json': { schema: { $ref: SCHEMA_REF(schemaId) }, ...extra },
 });
 
-const REQUEST_ID_HEADER = {
-  description: 'The `X-Request-Id` the client sent (1-128 of `A-Za-z0-9._:-`), otherwise a generated UUID.',
-  schema: { type: 'string' },
-};
+const HEADER_REF = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const PARAMETER_REF = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 
-const REQUEST_ID_PARAMETER = {
-  name: 'X-Request-Id',
-  in: 'header',
-  required: false,
-  description: 'Echoed in the response and logged; generated when absent or not 1-128 of `A-Za-z0-9._:-`.',
-  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-};
-
-const headerObjects = (headers: Readonly<Record<string, HeaderContract>> = {}) =>
+const headerObjects = (headers: Readonly<Record<string, HeaderContract & { value?: string }>> = {}) =>
   Object.fromEntries(
-    Object.entries(headers).map(([name, { description, required }]) => [
+    Object.entries(headers).map(([name, { description, required, value }]) => [
       name,
-      { description, required, schema: { type: 'string' } },
+      { description, required, schema: value === undefined ? { type: 'string' } : { type: 'string', const: value } },
     ]),
   );
+
+/**
+ * The headers of every response (the request id, the security headers) and those any response may carry (CORS,
+ * Vary, tracing) and the rate-limit fields, declared once under `components.headers` and referenced by each
+ * response: contract/response-headers.ts lists them, and the api sets the fixed ones from the same list.
+ */
+const SHARED_HEADERS: Record<string, unknown> = {
+  [REQUEST_ID_HEADER]: {
+    description: 'The `X-Request-Id` the client sent (1-128 of `A-Za-z0-9._:-`), otherwise a generated UUID.',
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  ...headerObjects(SECURITY_HEADER_CONTRACTS),
+  ...headerObjects(OPTIONAL_RESPONSE_HEADER_CONTRACTS),
+  ...headerObjects(RATE_LIMIT_HEADER_CONTRACTS),
+};
+const refs = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, HEADER_REF(name)]));
+/** On every response. */
+const EVERY_RESPONSE = refs([
+  REQUEST_ID_HEADER,
+  ...Object.keys(SECURITY_HEADER_CONTRACTS),
+  ...Object.keys(OPTIONAL_RESPONSE_HEADER_CONTRACTS),
+]);
+/** On every response to an admitted request, when the deployment sets a rate limit. */
+const RATE_LIMITED = refs(Object.keys(RATE_LIMIT_HEADER_CONTRACTS));
+/** Statuses answered before a request is admitted (the key check, the edge): they never carry the rate fields. */
+const BEFORE_ADMISSION = new Set(['401', '417', '431']);
+
+/** Request headers the api reads on every operation, declared once under `components.parameters`. */
+const SHARED_PARAMETERS: Record<string, unknown> = {
+  [REQUEST_ID_HEADER]: {
+    name: REQUEST_ID_HEADER,
+    in: 'header',
+    required: false,
+    description: 'Echoed in the response and logged; generated when absent or not 1-128 of `A-Za-z0-9._:-`.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  [READ_AFTER_HEADER]: {
+    name: READ_AFTER_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      'Read your own writes: the latest `Petstore-Read-After` a write answered, sent back as received; reads then ' +
+      'come from a replica that has replayed past it, or from the primary. Anything else in this header is ' +
+      '`400 malformed_request`.',
+    schema: { type: 'string', pattern: '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$' },
+  },
+  'If-Match': {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 9110 section 13.1.1. The API sends no entity tags, so `*` is true (the resource exists) and any list of ' +
+      'tags is false: `412 precondition_failed`, and the method is not applied. A malformed field is ignored.',
+    schema: { type: 'string' },
+  },
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 9110 section 13.1.2. `*` is false where the resource exists: `304` on GET and HEAD, `412` on other ' +
+      'methods (the method is not applied); a list of tags never matches (the API sends none). A malformed field ' +
+      'is ignored.',
+    schema: { type: 'string' },
+  },
+};
 
 /**
  * OpenAPI `links` from a success whose `Location` names another operation's path (createPet's 201 -> getPet):
@@ -308,7 +372,10 @@ const errorContent = (codes: readonly string[], status: number) => ({
   },
 });
 
-/** Every response of the operation: the success, then each error status with the Error body and its codes. */
+/**
+ * Every response of the operation: the success (and 304 for a GET, for `If-None-Match: *`), then each error status
+ * with the Error body and its codes. Each declares every header it may carry.
+ */
 function responses(
   op: RestOperationContract,
   restOperations: readonly RestOperationContract[],
@@ -321,17 +388,33 @@ function responses(
       headers: {
         ...common,
         ...headerObjects(op.success.headers),
-        ...headerObjects(RATE_LIMIT_HEADER_CONTRACTS),
-        'X-Request-Id': REQUEST_ID_HEADER,
+        ...(op.success.paged === undefined
+          ? {}
+          : headerObjects({ 'Content-Encoding': CONTENT_ENCODING_HEADER_CONTRACT })),
+        ...RATE_LIMITED,
+        ...EVERY_RESPONSE,
       },
       ...(op.success.body === undefined ? {} : { content: json(op.success.body.id) }),
       ...(successLinks === undefined ? {} : { links: successLinks }),
     },
   };
+  if (op.method === 'GET') {
+    result['304'] = {
+      description:
+        'Not Modified: `If-None-Match: *` and the resource exists (RFC 9110 section 13.1.2). No body; the headers ' +
+        'the 200 would carry (`Vary` included), without its `Link`.',
+      headers: { ...common, ...RATE_LIMITED, ...EVERY_RESPONSE },
+    };
+  }
   for (const [status, error] of Object.entries(op.errors)) {
     result[status] = {
       description: `${error.description} Error codes: ${error.codes.map((code) => `\`${code}\``).join(', ')}.`,
-      headers: { ...common, ...headerObjects(error.headers), 'X-Request-Id': REQUEST_ID_HEADER },
+      headers: {
+        ...common,
+        ...headerObjects(error.headers),
+        ...(BEFORE_ADMISSION.has(status) ? {} : RATE_LIMITED),
+        ...EVERY_RESPONSE,
+      },
       content: errorContent(error.codes, Number(status)),
       'x-error-codes': error.codes,
     };
@@ -386,7 +469,7 @@ function parameters(op: RestOperationContract, components: Record<string, JsonSc
       } = modelJsonSchema(header.schema, 'input') as JsonSchema;
       return { name, in: 'header', required: false, description: header.description, schema };
     }),
-    REQUEST_ID_PARAMETER,
+    ...Object.keys(SHARED_PARAMETERS).map(PARAMETER_REF),
   ];
 }
 
@@ -504,6 +587,8 @@ export function createOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocu
     paths: paths(schemas, restOperations),
     components: {
       schemas,
+      headers: SHARED_HEADERS,
+      parameters: SHARED_PARAMETERS,
       securitySchemes: {
         bearerAuth: {
           type: 'http',

@@ -17,6 +17,11 @@ describe('OperationErrorCode', () => {
       | 'rate_limited'
       | 'internal_error'
       | 'service_unavailable'
+      | 'malformed_request'
+      | 'unsupported_media_type'
+      | 'expectation_failed'
+      | 'headers_too_large'
+      | 'precondition_failed'
     >();
     expectTypeOf<OperationErrorCode<'createPet'>>().toEqualTypeOf<
       | 'validation_failed'
@@ -30,6 +35,10 @@ describe('OperationErrorCode', () => {
       | 'rate_limited'
       | 'internal_error'
       | 'service_unavailable'
+      | 'malformed_request'
+      | 'expectation_failed'
+      | 'headers_too_large'
+      | 'precondition_failed'
     >();
     // @ts-expect-error getPet declares no idempotency errors
     const undeclared: OperationErrorCode<'getPet'> = 'idempotency_key_in_use';
@@ -39,20 +48,22 @@ describe('OperationErrorCode', () => {
   it('is, for several operations, what every one of them declares', () => {
     expectTypeOf<OperationErrorCode<'listPets' | 'getPet'>>().toEqualTypeOf<CommonErrorCode>();
     expectTypeOf<CommonErrorCode>().toEqualTypeOf<
-      'validation_failed' | 'unauthorized' | 'rate_limited' | 'internal_error' | 'service_unavailable'
+      | 'validation_failed'
+      | 'unauthorized'
+      | 'rate_limited'
+      | 'internal_error'
+      | 'service_unavailable'
+      | 'malformed_request'
+      | 'unsupported_media_type'
+      | 'expectation_failed'
+      | 'headers_too_large'
+      | 'precondition_failed'
     >();
     expectTypeOf<OperationErrorCode<never>>().toBeNever();
   });
 
   it('leaves to the edge the codes no operation declares', () => {
-    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<
-      | 'malformed_request'
-      | 'route_not_found'
-      | 'method_not_allowed'
-      | 'request_timeout'
-      | 'expectation_failed'
-      | 'headers_too_large'
-    >();
+    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<'route_not_found' | 'method_not_allowed' | 'request_timeout'>();
   });
 
   it('pairs each code of an error body with its status', () => {

@@ -3,9 +3,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@petstore/schema';
 import etag from 'etag';
-import { type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import type { Config } from '../config.js';
 import { methodNotAllowed } from './errors.js';
+import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 
 /** Where the OpenAPI document and the documentation page are served. Both are public: no API key. */
@@ -184,12 +185,17 @@ const representation = (body: string | Buffer, type: string, cacheControl: strin
 });
 
 /**
- * Express's conditional GET: `res.send` answers 304 when `req.fresh` (the `fresh` package: If-None-Match read as a
- * list of tags, so `xx"tag"yy` matches nothing). The tag is weak (RFC 9110 section 8.8.1): it stands for the
- * identity body and for what `compression` codes from it, so a gzip body never carries a strong tag of other bytes.
- * The 304 repeats the `Vary` its 200 carries (section 15.4.5): compression adds it only when there is a body.
+ * A representation, conditionally (RFC 9110 section 13.2.2, http/preconditions.ts): 304 when If-None-Match names
+ * its tag (weak comparison), 412 when If-Match is false (strong comparison: our tags are weak, so only `*` holds);
+ * a malformed field is ignored. The tag is weak (section 8.8.1): it stands for the identity body and for what
+ * `compression` codes from it, so a gzip body never carries a strong tag of other bytes. The 304 repeats the `Vary`
+ * its 200 carries (section 15.4.5): compression adds it only when there is a body. `res.send` makes the 304 (no
+ * body, no Content-Type) from `req.fresh`, which is set here from that verdict, not from the `fresh` package's.
  */
-function send(res: Response, { body, type, cacheControl, etag: tag }: Representation): void {
+function send(req: Request, res: Response, { body, type, cacheControl, etag: tag }: Representation): void {
+  const verdict = evaluatePreconditions(req.method, req.headers, tag);
+  if (verdict === 'failed') throw preconditionFailed();
+  Object.defineProperty(req, 'fresh', { value: verdict === 'not-modified' });
   res
     .vary('Accept-Encoding')
     .set({ 'Cache-Control': cacheControl, 'Content-Type': type, ETag: tag })
@@ -253,20 +259,20 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
 
   router
     .route(OPENAPI_PATH)
-    .get((req, res) => send(res, openApiDocument(req)))
+    .get((req, res) => send(req, res, openApiDocument(req)))
     .all(onlyGet);
 
   router
     .route(DOCS_PATH)
-    .get((_req, res) => {
+    .get((req, res) => {
       res.setHeader('Content-Security-Policy', csp);
-      send(res, page);
+      send(req, res, page);
     })
     .all(onlyGet);
 
   router
     .route(`${DOCS_PATH}/init.js`)
-    .get((_req, res) => send(res, initScript))
+    .get((req, res) => send(req, res, initScript))
     .all(onlyGet);
 
   router
@@ -284,7 +290,7 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
         loaded.catch(() => assets.delete(name));
         assets.set(name, loaded);
       }
-      send(res, await loaded);
+      send(req, res, await loaded);
     })
     .all(onlyGet);
 

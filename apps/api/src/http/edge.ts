@@ -190,10 +190,19 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
  * logged): a request the edge refuses is answered here and goes no further; `OPTIONS *` is 204 with the
  * methods the server serves.
  */
-export function edge(): RequestHandler {
+export function edge(
+  operationHeaders: (method: string, url: string) => Readonly<Record<string, string>> | undefined = () =>
+    undefined,
+): RequestHandler {
   return (req, res, next) => {
     const error = checkMessage(req);
-    if (error !== undefined) return refuse(res, error);
+    if (error !== undefined) {
+      // A refusal on an operation's path is that operation's answer: it carries what all of them carry (getPet's
+      // Deprecation, Sunset and Link), as the document says.
+      const headers = operationHeaders(req.method, req.url);
+      if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name] as string);
+      return refuse(res, error);
+    }
     if (req.url === '*') {
       res.setHeader('Allow', SERVER_METHODS);
       res.statusCode = 204;

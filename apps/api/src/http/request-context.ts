@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import type { AccessLog } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -18,16 +19,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const LOGGED_PATH_MAX = 200;
 
 /**
- * The security headers of the OWASP REST Security Cheat Sheet, computed once: a JSON API has no page to frame,
- * no content to sniff and no response a shared cache should keep. (The /docs page adds helmet's HTML policy.)
+ * The security headers of the OWASP REST Security Cheat Sheet, as the contract lists them for every answer (the
+ * document declares them from the same list). The /docs page adds helmet's HTML policy.
  */
-const SECURITY_HEADERS: readonly [string, string][] = [
-  ['Cache-Control', 'no-store'],
-  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
-  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['X-Frame-Options', 'DENY'],
-];
+const SECURITY_HEADERS: readonly [string, string][] = Object.entries(SECURITY_HEADER_CONTRACTS).map(
+  ([name, { value }]) => [name, value],
+);
 
 export interface RequestObservers {
   /** One line per request; undefined when the log level leaves them out. */
@@ -50,7 +47,7 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
     if (!observed) return next();
     const started = performance.now();

@@ -22,6 +22,7 @@ import { type AccessGuard, authorizationOf } from './auth.js';
 import { readJsonBody } from './body.js';
 import { queryOf } from './edge.js';
 import { handleError, type InternalErrorSink } from './errors.js';
+import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
 
@@ -64,6 +65,24 @@ function compilePaths(operations: readonly OperationContract[]): CompiledPath[] 
   });
 }
 
+/**
+ * The headers every answer of the operation that `method` and `url` name carries (a deprecated operation's), for
+ * answers given before the operation's handler runs (the edge's refusals); undefined for other requests.
+ */
+export function operationHeadersOf(
+  contract: Readonly<Record<string, OperationContract>> = defaultContract,
+): (method: string, url: string) => Readonly<Record<string, string>> | undefined {
+  const paths = compilePaths(Object.values(contract));
+  return (method, url) => {
+    const queryStart = url.indexOf('?');
+    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+    const route = paths.find((candidate) => candidate.pattern.test(pathname));
+    if (route === undefined) return undefined;
+    const served = method === 'HEAD' ? 'GET' : method;
+    return route.byMethod.has(served) ? route.operationHeaders.get(served) : route.headers;
+  };
+}
+
 function parseOr400<T extends z.ZodMiniType>(schema: T, value: unknown, subject: string): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw new AppError('validation_failed', describeIssues(result.error, subject));
@@ -85,6 +104,7 @@ async function readInput(
   res: Parameters<RequestHandler>[1],
   segments: string[],
   parameterNames: string[],
+  beforeBody: () => void,
 ): Promise<unknown> {
   const { params, query, body, headers } = op.request;
   let input: Record<string, unknown> = {};
@@ -108,6 +128,9 @@ async function readInput(
       );
     }
   }
+  // Whatever depends on the request's content comes after this: RFC 9110 section 13.2.1 evaluates preconditions
+  // before the content is processed.
+  beforeBody();
   if (body !== undefined) {
     const parsed = parseOr400(body.schema, (await readJsonBody(req, res)).value, 'field');
     // A body is the whole input when it is the only part; otherwise its fields join the others.
@@ -158,6 +181,24 @@ function nextLink(base: string, op: RestOperationContract, input: unknown, curso
   }
   query.set('cursor', cursor);
   return `<${base}${op.path}?${query}>; rel="next"`;
+}
+
+/**
+ * A read's preconditions, once it has its answer: true when that answer is a 304 (sent here, with the `Vary` its 200
+ * carries when it may be compressed: RFC 9110 section 15.4.5); a false If-Match throws the 412.
+ */
+function answeredConditionally(
+  req: Parameters<RequestHandler>[0],
+  res: Parameters<RequestHandler>[1],
+  compressed: boolean,
+): boolean {
+  const verdict = evaluatePreconditions(req.method, req.headers);
+  if (verdict === 'proceed') return false;
+  if (verdict === 'failed') throw preconditionFailed();
+  if (compressed) res.vary('Accept-Encoding');
+  res.statusCode = 304;
+  res.end();
+  return true;
 }
 
 /** Serves every REST operation of the contract; anything else goes to the next handler. */
@@ -211,14 +252,19 @@ export function restHandler({
           `${req.method} is not allowed here; allowed: ${route.allow}`,
         );
       }
-      if (compressAnswer !== undefined && op.success.paged !== undefined && method === 'GET') {
-        compressAnswer(req, res);
-      }
-      const input = await readInput(op, req, res, segments, route.parameterNames);
+      const compressed = compressAnswer !== undefined && op.success.paged !== undefined && method === 'GET';
+      if (compressed) compressAnswer(req, res);
+      // Preconditions (RFC 9110 section 13.2.2): on an unsafe method before the content is read and the operation
+      // runs; on GET and HEAD once the operation has answered (a 404 is a 404 whatever they say).
+      const safe = method === 'GET';
+      const input = await readInput(op, req, res, segments, route.parameterNames, () => {
+        if (!safe && evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
+      });
       const { success } = op;
       let output: unknown;
       if (success.paged === undefined) {
         output = await (call[op.id] as NonNullable<(typeof call)[string]>)(input, { caller });
+        if (safe && answeredConditionally(req, res, compressed)) return;
       } else {
         const page = (await (call[success.paged.via] as NonNullable<(typeof call)[string]>)(input, {
           caller,
@@ -227,6 +273,7 @@ export function restHandler({
           nextCursor: string | null;
         };
         output = page.items;
+        if (safe && answeredConditionally(req, res, compressed)) return;
         if (page.nextCursor !== null) {
           res.setHeader('Link', nextLink(requestBaseUrl(req, publicBaseUrl), op, input, page.nextCursor));
         }

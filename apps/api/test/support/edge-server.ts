@@ -8,7 +8,8 @@ import { type Database, openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { createHttpServer } from '../../src/server-limits.js';
-import { TEST_API_KEY } from './test-server.js';
+import { responseValidator, validatingListener } from './response-validator.js';
+import { TEST_API_KEY, UndocumentedResponses } from './test-server.js';
 
 export interface EdgeServer {
   port: number;
@@ -20,7 +21,9 @@ export async function startEdgeServer(): Promise<EdgeServer> {
   const logger = createLogger('silent');
   const database: Database = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', logger });
   let server: Server | undefined;
+  const violations: string[] = [];
   try {
+    const validator = await responseValidator();
     await applyPendingMigrations(database.migrationAdapter);
     const app = createApp({
       sql: database.sql,
@@ -29,7 +32,8 @@ export async function startEdgeServer(): Promise<EdgeServer> {
       migrations: await listMigrationNames(),
     });
     server = createHttpServer(
-      app,
+      // Every answer checked against the document (support/response-validator.ts).
+      validatingListener(validator, app, (problems) => violations.push(...problems)),
       {
         requestTimeoutMs: scaled(10_000),
         headersTimeoutMs: scaled(5_000),
@@ -56,6 +60,7 @@ export async function startEdgeServer(): Promise<EdgeServer> {
       started.closeAllConnections();
       await new Promise((resolve) => started.close(resolve));
       await database.close();
+      if (violations.length > 0) throw new UndocumentedResponses(violations);
     },
   };
 }

@@ -7,6 +7,7 @@ import { edgeListener } from '../../src/http/edge.js';
 import { callerIdentity, sha256 } from '../../src/keys/api-key-digest.js';
 import { createLogger } from '../../src/logger.js';
 import { messageClasses } from '../../src/server-limits.js';
+import { responseValidator, validatingListener } from './response-validator.js';
 import { createTestDatabase } from './test-database.js';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
@@ -20,6 +21,15 @@ export const TEST_CALLER = callerIdentity(sha256(TEST_API_KEY));
 
 /** A PostgreSQL URL where nothing listens: every query fails at once with "connection refused" (a 503). */
 export const UNREACHABLE_DATABASE = 'postgresql://postgres@127.0.0.1:9/unreachable';
+
+/** Answers a test server sent that its OpenAPI document does not describe: its close() fails with them. */
+export class UndocumentedResponses extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `${problems.length} answer(s) the OpenAPI document does not describe:\n${[...new Set(problems)].slice(0, 50).join('\n')}`,
+    );
+  }
+}
 
 /** The databases every HTTP test runs against. */
 export const DATABASE_KINDS: DatabaseKind[] = ['postgresql', 'pglite'];
@@ -72,6 +82,8 @@ export async function startTestServer(
   if (sharing !== undefined && sharing.kind !== kind)
     throw new Error('a shared database is of the same kind');
   const databaseUrl = givenUrl ?? sharing?.databaseUrl;
+  // Every answer checked against the document this server serves (support/response-validator.ts).
+  const validator = await responseValidator(appOptions.contract?.operations);
   const logger = createLogger('silent');
   const postgres =
     kind === 'postgresql' && databaseUrl === undefined ? await createTestDatabase(label) : undefined;
@@ -95,12 +107,17 @@ export async function startTestServer(
     replicas: database.replicas,
     ...appOptions,
   });
+  const violations: string[] = [];
+  const checked = validatingListener(validator, app, (problems) => violations.push(...problems));
   // As start.ts serves it: requests and responses made with Express's prototypes (server-limits.ts messageClasses).
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = createServer(messageClasses(app), edgeListener(app)).listen(0, '127.0.0.1', () =>
+    const listening = createServer(messageClasses(app), edgeListener(checked)).listen(0, '127.0.0.1', () =>
       resolve(listening),
     );
     listening.once('error', reject);
+    // An Expect other than 100-continue reaches the app, whose edge answers 417, as production's server does
+    // (server-limits.ts guardServer); Node would answer it itself otherwise.
+    listening.on('checkExpectation', edgeListener(checked));
   });
   const { port } = server.address() as AddressInfo;
   return {
@@ -113,6 +130,7 @@ export async function startTestServer(
       await new Promise((resolve) => server.close(resolve));
       await ownDatabase?.close();
       await postgres?.drop();
+      if (violations.length > 0) throw new UndocumentedResponses(violations);
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   PetsPageQuerySchema,
 } from '../queries.js';
 import { READ_AFTER_HEADER } from '../read-after.js';
+import type { ErrorCode } from '../error.js';
 import { REQUEST_BODY_LIMIT_BYTES } from './constants.js';
 import {
   type BodyContract,
@@ -68,6 +69,13 @@ const COMMON_ERRORS = {
     codes: ['rate_limited'],
     headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADER_CONTRACTS },
   },
+  412: {
+    description:
+      'A precondition is false (RFC 9110 section 13.2): `If-Match` names no current representation (the API ' +
+      'sends no entity tags, so only `*` can match), or `If-None-Match: *` on an unsafe method, where the ' +
+      'resource exists. The method was not applied. A malformed field is ignored.',
+    codes: ['precondition_failed'],
+  },
   500: {
     description: 'A fault on our side. Details are logged under the request id, never sent.',
     codes: ['internal_error'],
@@ -86,31 +94,105 @@ const BODY_ERRORS = {
   },
   415: {
     description:
-      'The body was not sent as `application/json` (or `application/*+json`) in UTF-8, or without a Content-Type.',
+      'The body was not sent as `application/json` (or `application/*+json`) in UTF-8, or without a Content-Type, ' +
+      'or with a `Content-Encoding`.',
     codes: ['unsupported_media_type'],
+    headers: {
+      'Accept-Encoding': {
+        description:
+          '`identity`: the only coding the API reads in a request body (RFC 9110 section 12.5.3), on a 415 for a ' +
+          'coded body.',
+        required: false,
+      },
+    },
   },
 } as const satisfies Record<number, ErrorResponseContract>;
 
 /**
- * An operation with the errors every operation shares (401, 429, 500, 503; 413 and 415 when it takes a body)
- * added to its own, so that each entry below lists only what is particular to it and the result lists all.
+ * What the edge answers, on any operation's path, before the request reaches the operation: a message that could
+ * not be read with confidence, header fields over the limit, an unmet expectation, a transfer coding it does not
+ * speak. The connection is closed after each (`Connection: close`).
+ */
+const EDGE_ERRORS = {
+  400: {
+    description:
+      'The message could not be read with confidence (`malformed_request`): an ambiguous or repeated singleton ' +
+      'header, a bad Host or request target, a body on a GET, or a `Petstore-Read-After` that is not a position ' +
+      'the API returned. The connection is closed.',
+    codes: ['malformed_request'],
+  },
+  415: {
+    description: 'A `Transfer-Encoding` other than `chunked` alone. The connection is closed.',
+    codes: ['unsupported_media_type'],
+  },
+  417: {
+    description: 'An `Expect` other than `100-continue`. The connection is closed.',
+    codes: ['expectation_failed'],
+  },
+  431: {
+    description: 'More header fields than the API accepts, or the request line and headers over the size limit.',
+    codes: ['headers_too_large'],
+  },
+} as const satisfies Record<number, ErrorResponseContract>;
+
+type ErrorMap = Readonly<Record<number, ErrorResponseContract>>;
+type CodesOf<E> = E extends { codes: readonly (infer Code extends ErrorCode)[] } ? Code : never;
+/** Two error maps as one: a status both declare carries the codes of both. */
+type MergedErrors<A extends ErrorMap, B extends ErrorMap> = {
+  readonly [Status in keyof A | keyof B]: {
+    readonly description: string;
+    readonly codes: readonly (
+      | (Status extends keyof A ? CodesOf<A[Status]> : never)
+      | (Status extends keyof B ? CodesOf<B[Status]> : never)
+    )[];
+    readonly headers?: Readonly<Record<string, HeaderContract>>;
+  };
+};
+
+/** Two error maps as one: a status both declare gets both descriptions and the codes of both, in order. */
+function mergeErrors(a: ErrorMap, b: ErrorMap): Record<number, ErrorResponseContract> {
+  const merged: Record<number, ErrorResponseContract> = { ...a };
+  for (const [status, error] of Object.entries(b)) {
+    const mine = merged[Number(status)];
+    merged[Number(status)] =
+      mine === undefined
+        ? error
+        : {
+            description: `${mine.description} ${error.description}`,
+            codes: [...new Set([...mine.codes, ...error.codes])],
+            ...(mine.headers === undefined && error.headers === undefined
+              ? {}
+              : { headers: { ...mine.headers, ...error.headers } }),
+          };
+  }
+  return merged;
+}
+
+/**
+ * An operation with the errors every operation shares (401, 429, 500, 503; the edge's 400, 415, 417 and 431;
+ * 413 and 415 when it takes a body) added to its own, so that each entry below lists only what is particular to
+ * it and the result lists all.
  */
 function operation<
   const T extends Omit<OperationContract, 'errors'> & { errors: OperationContract['errors'] },
 >(spec: T): WithSharedErrors<T> {
-  const errors = {
-    ...spec.errors,
-    ...COMMON_ERRORS,
-    ...(spec.request.body === undefined ? {} : BODY_ERRORS),
-  };
+  const shared = spec.request.body === undefined ? SHARED_ERRORS : mergeErrors(SHARED_ERRORS, BODY_ERRORS);
+  const errors = mergeErrors(spec.errors, shared);
   const sorted = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b)));
-  return { ...spec, errors: sorted } as WithSharedErrors<T>;
+  return { ...spec, errors: sorted } as unknown as WithSharedErrors<T>;
 }
 
+const SHARED_ERRORS = mergeErrors(COMMON_ERRORS, EDGE_ERRORS);
+
 /** An operation's type with the shared errors {@link operation} adds, so that its typed error codes include them. */
-type WithSharedErrors<T extends Pick<OperationContract, 'errors' | 'request'>> = T & {
-  readonly errors: typeof COMMON_ERRORS &
-    (T['request'] extends { body: BodyContract } ? typeof BODY_ERRORS : unknown);
+type WithSharedErrors<T extends Pick<OperationContract, 'errors' | 'request'>> = Omit<T, 'errors'> & {
+  readonly errors: MergedErrors<
+    T['errors'],
+    MergedErrors<
+      MergedErrors<typeof COMMON_ERRORS, typeof EDGE_ERRORS>,
+      T['request'] extends { body: BodyContract } ? typeof BODY_ERRORS : Record<never, never>
+    >
+  >;
 };
 
 const PETS_BODY = { id: 'Pets', schema: PetsSchema } as const satisfies BodyContract;
