@@ -8,6 +8,7 @@ import {
   TRPC_ENDPOINT,
   trpcPath,
 } from '@petstore/schema';
+import { STABILITY_HEADER } from '@petstore/schema/internal';
 import compression from 'compression';
 import cors from 'cors';
 import express from 'express';
@@ -96,6 +97,8 @@ const EXPOSED_HEADERS = [
   'RateLimit',
   'RateLimit-Policy',
   'WWW-Authenticate',
+  // The operation's stability level (stable, beta, experimental), on every REST response.
+  STABILITY_HEADER,
   // The W3C trace context of the answer, so a traced page can join its spans to ours.
   'traceresponse',
   // The database position after a write: our clients send it back for read-your-writes (db/read-replicas.ts).

@@ -62,6 +62,8 @@ const updatePet = {
     404: { description: 'No animal has this id.', codes: ['pet_not_found'] },
     ...sharedErrors,
   },
+  // New, so experimental: the level the REST responses name and the document marks with a badge.
+  stability: 'experimental',
   trpc: { router: 'pets', procedure: 'update', kind: 'mutation' },
 } as const satisfies OperationContract;
 
@@ -150,6 +152,23 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
     expect(get.headers.get('deprecation')).not.toBeNull();
   });
 
+  it("REST: each response names its operation's stability level; the path's answers the least settled", async () => {
+    const level = (reply: { headers: Headers }) => reply.headers.get('petstore-stability');
+    const put = await send('PUT', '/pets/7', { name: 'Rex', categoryId: 1 });
+    expect(put.status).toBe(200);
+    expect(level(put)).toBe('experimental');
+    const missing = await send('PUT', '/pets/404', { name: 'Rex', categoryId: 1 });
+    expect(missing.status).toBe(404);
+    expect(level(missing)).toBe('experimental');
+    // getPet, on the same path, stays what the real contract says.
+    expect(level(await send('GET', '/pets/7'))).toBe(contract.getPet.stability);
+    // OPTIONS and 405 answer for the path: no more settled than its least settled operation.
+    expect(level(await send('OPTIONS', '/pets/7'))).toBe('experimental');
+    const refused = await send('DELETE', '/pets/7');
+    expect(refused.status).toBe(405);
+    expect(level(refused)).toBe('experimental');
+  });
+
   it('REST client: a method for the operation, sent to /v1/pets/7 with the body alone', async () => {
     const sent: { method: string; url: string; body: string }[] = [];
     const client = createRestClient({
@@ -200,6 +219,8 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
   it('OpenAPI: the document of the test contract has the path with its parameter and request body', async () => {
     const put = document.paths['/pets/{petId}'].put;
     expect(put.operationId).toBe('updatePet');
+    expect(put['x-stability']).toBe('experimental');
+    expect(put['x-badges']).toEqual([{ name: 'Experimental', position: 'after' }]);
     expect(put.parameters[0]).toMatchObject({ name: 'petId', in: 'path', required: true });
     expect(put.requestBody).toEqual({
       required: true,

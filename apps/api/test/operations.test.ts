@@ -332,6 +332,7 @@ describe('CORS when origins are configured', () => {
       'deprecation',
       'sunset',
       'link',
+      'petstore-stability',
       'traceresponse',
     ])
       expect(exposed).toContain(header);

@@ -1,4 +1,4 @@
-import { PetSchema, PetsSchema, stringifyJson } from '@petstore/schema';
+import { contract, PetSchema, PetsSchema, stringifyJson } from '@petstore/schema';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { call, expectError, rawCall } from './support/http.js';
@@ -336,6 +336,41 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
       const reply = await call(base, '/pets');
       expect(reply.headers.get('deprecation')).toBeNull();
       expect(reply.headers.get('sunset')).toBeNull();
+    });
+  });
+
+  describe('stability level: Petstore-Stability on every response of a REST operation', () => {
+    const level = (reply: { headers: Headers }) => reply.headers.get('petstore-stability');
+
+    it("names the operation's level in the contract on successes and errors alike", async () => {
+      const created = await create({ name: 'Level', categoryId: 1 });
+      const { listPets, createPet, getPet } = contract;
+      for (const [op, status, reply] of [
+        [listPets, 200, await call(base, '/pets')],
+        [getPet, 200, await call(base, `/pets/${created.id}`)],
+        [listPets, 400, await call(base, '/pets?limit=0')],
+        [createPet, 400, await call(base, '/pets', { method: 'POST', body: '{' })],
+        [listPets, 401, await call(base, '/pets', { apiKey: null })],
+        [createPet, 401, await call(base, '/pets', { method: 'POST', body: '{}', apiKey: null })],
+        [getPet, 404, await call(base, '/pets/9223372036854775807')],
+      ] as const) {
+        expect(reply.status, `${op.id} ${status}`).toBe(status);
+        expect(level(reply), `${op.id} ${status}`).toBe(op.stability);
+      }
+    });
+
+    it('names the level of the path on a 405 and OPTIONS (both operations of /pets are stable)', async () => {
+      expect([contract.listPets.stability, contract.createPet.stability]).toEqual(['stable', 'stable']);
+      const refused = await call(base, '/pets', { method: 'DELETE' });
+      expect(refused.status).toBe(405);
+      expect(level(refused)).toBe('stable');
+      expect(level(await call(base, '/pets', { method: 'OPTIONS' }))).toBe('stable');
+    });
+
+    it("is not sent on an answer that is no operation's (an unknown path)", async () => {
+      const unknown = await call(base, '/store/orders');
+      expect(unknown.status).toBe(404);
+      expect(level(unknown)).toBeNull();
     });
   });
 

@@ -5,10 +5,12 @@
 //   operations.ts       the declared operations (`contract`) and the errors every operation shares
 //   operation-types.ts  types derived from the declarations (ids, inputs, outputs)
 //   operation-errors.ts the error codes each operation declares, as types and one runtime test
-//   http.ts             how the declarations meet the transports (paths, statuses, deprecation headers)
+//   http.ts             how the declarations meet the transports (paths, statuses, deprecation and stability
+//                       headers)
 export {
   API_BASE_PATH,
   REQUEST_BODY_LIMIT_BYTES,
+  STABILITY_LEVELS,
   TRPC_ENDPOINT,
   TRPC_MAX_BATCH_SIZE,
 } from './contract/constants.js';
@@ -19,8 +21,12 @@ export {
   documentedStatuses,
   fillPath,
   inputSubject,
+  operationResponseHeaders,
   pathParameterNames,
   pathPattern,
+  pathResponseHeaders,
+  STABILITY_HEADER,
+  STABILITY_HEADER_CONTRACTS,
   trpcPath,
 } from './contract/http.js';
 export type {
@@ -54,5 +60,6 @@ export type {
   OperationContract,
   RequestHeaderContract,
   RestOperationContract,
+  StabilityLevel,
 } from './contract/types.js';
 export { isRestOperation } from './contract/types.js';

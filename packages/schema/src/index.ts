@@ -21,6 +21,7 @@ export type {
   RequestHeaderContract,
   RestOperationContract,
   RestOperationId,
+  StabilityLevel,
 } from './contract.js';
 export {
   API_BASE_PATH,

@@ -9,10 +9,15 @@ export {
   fillPath,
   inputSubject,
   isRestOperation,
+  operationResponseHeaders,
   pathParameterNames,
   pathPattern,
+  pathResponseHeaders,
   RATE_LIMIT_HEADER_CONTRACTS,
   restOperations,
+  STABILITY_HEADER,
+  STABILITY_HEADER_CONTRACTS,
+  STABILITY_LEVELS,
 } from './contract.js';
 export { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from './contract/response-headers.js';
 export { describeIssues } from './issues.js';

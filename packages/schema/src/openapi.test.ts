@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { contract } from './contract.js';
 import { ERROR_CODES, ErrorSchema } from './error.js';
 import { parseJson } from './json.js';
 import { createOpenApiDocument, createOpenApiJson } from './openapi.js';
@@ -86,6 +87,48 @@ describe('OpenAPI document', () => {
       }
     }
     expect(operation('/pets', 'get').responses['429'].headers['Retry-After'].required).toBe(true);
+  });
+
+  it("names every operation's stability level (x-stability) and declares Petstore-Stability on every response", () => {
+    const { listPets, createPet, getPet } = contract;
+    for (const [path, method, op] of [
+      ['/pets', 'get', listPets],
+      ['/pets', 'post', createPet],
+      ['/pets/{petId}', 'get', getPet],
+    ] as const) {
+      const described = operation(path, method);
+      expect(described['x-stability'], op.id).toBe(op.stability);
+      // A stable operation has no badge: Redoc marks only what is less settled.
+      expect(described['x-badges'], op.id).toBeUndefined();
+      for (const [status, response] of Object.entries(described.responses as Json)) {
+        expect(response.headers['Petstore-Stability'], `${op.id} ${status}`).toMatchObject({
+          required: true,
+          schema: { type: 'string' },
+        });
+      }
+    }
+    // Deprecation is another matter: getPet is deprecated and stable.
+    expect(operation('/pets/{petId}', 'get')).toMatchObject({ deprecated: true, 'x-stability': 'stable' });
+  });
+
+  it('marks an operation that is not stable with its level and a Redoc badge (a test contract)', () => {
+    const levels = createOpenApiDocument({
+      contract: {
+        ...contract,
+        listPets: { ...contract.listPets, stability: 'beta' },
+        createPet: { ...contract.createPet, stability: 'experimental' },
+      },
+    });
+    const list = levels.paths['/pets']?.get as Json;
+    const create = levels.paths['/pets']?.post as Json;
+    expect(list['x-stability']).toBe('beta');
+    expect(list['x-badges']).toEqual([{ name: 'Beta', position: 'after' }]);
+    expect(create['x-stability']).toBe('experimental');
+    expect(create['x-badges']).toEqual([{ name: 'Experimental', position: 'after' }]);
+    expect(create.responses['415'].headers['Petstore-Stability'].required).toBe(true);
+    const get = levels.paths['/pets/{petId}']?.get as Json;
+    expect(get['x-stability']).toBe('stable');
+    expect(get['x-badges']).toBeUndefined();
   });
 
   it('protects every operation with the bearer scheme', () => {

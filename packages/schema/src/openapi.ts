@@ -15,6 +15,7 @@ import {
   pathParameterNames,
   RATE_LIMIT_HEADER_CONTRACTS,
   type RestOperationContract,
+  STABILITY_HEADER_CONTRACTS,
 } from './contract.js';
 import {
   CONTENT_ENCODING_HEADER_CONTRACT,
@@ -380,7 +381,10 @@ function responses(
   op: RestOperationContract,
   restOperations: readonly RestOperationContract[],
 ): Record<string, unknown> {
-  const common = op.deprecated === undefined ? {} : headerObjects(DEPRECATION_HEADER_CONTRACTS);
+  const common = {
+    ...(op.deprecated === undefined ? {} : headerObjects(DEPRECATION_HEADER_CONTRACTS)),
+    ...headerObjects(STABILITY_HEADER_CONTRACTS),
+  };
   const successLinks = links(op, restOperations);
   const result: Record<string, unknown> = {
     [op.success.status]: {
@@ -492,6 +496,15 @@ function operationObject(
     ...(op.deprecated === undefined
       ? {}
       : { 'x-sunset': op.deprecated.sunset, 'x-replaced-by': op.deprecated.replacement }),
+    'x-stability': op.stability,
+    // Redoc's badge next to the operation's name, for a level that is not stable: `Beta`, `Experimental`.
+    ...(op.stability === 'stable'
+      ? {}
+      : {
+          'x-badges': [
+            { name: `${op.stability[0]?.toUpperCase()}${op.stability.slice(1)}`, position: 'after' },
+          ],
+        }),
   };
 }
 

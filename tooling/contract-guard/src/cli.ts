@@ -11,7 +11,7 @@ import path from 'node:path';
 import * as schema from '@petstore/schema';
 import { latestBaselineDir, PACKAGE_DIRS, ROOT, releaseLabel, writeBaseline } from './baseline.js';
 import { describeContract } from './describe-contract.js';
-import { changelogText, compareContract, judge, neededBumps, pendingBumps } from './gate.js';
+import { changelogText, compareContract, judge, neededBumps, pendingChangesets } from './gate.js';
 import type { TsPackage } from './typescript-check.js';
 
 const [command = 'check', ...flags] = process.argv.slice(2);
@@ -40,7 +40,7 @@ if (command === 'check') {
     today,
     wireOnly: flags.includes('--wire-only'),
   });
-  const verdict = judge(findings, await pendingBumps(ROOT), path.basename(baseline));
+  const verdict = judge(findings, await pendingChangesets(ROOT), path.basename(baseline));
   (verdict.ok ? console.log : console.error)(verdict.report);
   process.exit(verdict.ok ? 0 : 1);
 } else if (command === 'changelog') {
@@ -51,7 +51,8 @@ if (command === 'check') {
     console.log('contract guard: no contract change since the last release; no changelog entry written');
   } else {
     const file = path.join(ROOT, '.changeset', 'contract-changes.md');
-    const bumps = [...neededBumps(findings)].map(([pkg, bump]) => `"${pkg}": ${bump}`);
+    const { summaries } = await pendingChangesets(ROOT);
+    const bumps = [...neededBumps(findings, summaries)].map(([pkg, bump]) => `"${pkg}": ${bump}`);
     writeFileSync(file, `---\n${bumps.join('\n')}\n---\n\n${text}\n`);
     console.log(`contract guard: wrote ${path.relative(ROOT, file)}:\n${text}`);
   }

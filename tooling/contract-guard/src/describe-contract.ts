@@ -43,6 +43,7 @@ export function describeContract(schema: SchemaModule): ContractDocuments {
               'x-sunset': op.deprecated.sunset,
               'x-replaced-by': op.deprecated.replacement,
             }),
+        'x-stability': op.stability,
         requestBody: {
           required: !op.input.safeParse(undefined).success,
           content: { 'application/json': { schema: schema.modelJsonSchema(op.input, 'input') } },

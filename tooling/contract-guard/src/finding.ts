@@ -1,3 +1,5 @@
+import type { StabilityLevel } from '@petstore/schema';
+
 /** One difference between the released contract and the current one, and whom it breaks. */
 export interface Finding {
   /**
@@ -18,4 +20,11 @@ export interface Finding {
   what: string;
   /** A wording change only (descriptions, summaries, examples). */
   documentation: boolean;
+  /** The operationId, when the difference is inside one operation. */
+  operation?: string;
+  /**
+   * The level the operation had in the last release, which decides the version a break needs (gate.ts
+   * `bumpForBreak`): absent for what is no operation's (the Error body, a TypeScript export), held as stable.
+   */
+  stability?: StabilityLevel;
 }

@@ -2,6 +2,8 @@
 // JSON Schema aware: it follows $refs, merges allOf and knows that a narrower request and a wider response break
 // callers). Its verdicts are kept; what it leaves unclassified (our `x-` extensions) is decided here, and every
 // difference is said again in plain words for the report and the changelog.
+import type { StabilityLevel } from '@petstore/schema';
+import { STABILITY_LEVELS } from '@petstore/schema/internal';
 import { apiDiff, type Diff } from 'api-smart-diff';
 import type { JsonDocument } from './describe-contract.js';
 import type { Finding } from './finding.js';
@@ -56,7 +58,11 @@ export function diffWire(
           ? where.label
           : `Error body (every ${surface === 'rest' ? 'REST' : 'tRPC'} error)`,
       what: catalogue ?? describeChange(diff, where.subject),
-      documentation: diff.type === 'annotation',
+      // Redoc's badge only shows the level; the level (`x-stability`) is a promise, never mere wording.
+      documentation:
+        diff.path.at(-1) !== 'x-stability' && (diff.type === 'annotation' || diff.path.includes('x-badges')),
+      // The shared Error body is no one operation's: its changes are held as stable.
+      ...(catalogue === undefined ? releasedOperation(diff.path, before, after) : {}),
     };
     // A shared model (the Error body) shows up at every response that uses it: say it once.
     const key = `${finding.kind}|${finding.where}|${finding.what}`;
@@ -66,6 +72,46 @@ export function diffWire(
     findings.push(...sunsetRefusals(diff, before, surface, today));
   }
   return findings;
+}
+
+const levelOf = (value: unknown): StabilityLevel =>
+  STABILITY_LEVELS.find((level) => level === value) ?? 'stable';
+
+/**
+ * The operation a difference is inside, and the level it had in the last release (a release from before levels
+ * existed has none: it promised every operation what `stable` promises). A whole path removed takes the most
+ * settled level of its operations. Nothing for a difference outside the operations.
+ */
+function releasedOperation(
+  path: readonly (string | number)[],
+  before: JsonDocument,
+  after: JsonDocument,
+): Pick<Finding, 'operation' | 'stability'> {
+  if (path[0] !== 'paths' || path.length < 2) return {};
+  if (path.length === 2) {
+    const released = Object.values((dig(before, path) ?? {}) as Record<string, unknown>);
+    if (released.length === 0) return {};
+    const levels = released.map((op) => STABILITY_LEVELS.indexOf(levelOf(at(op, 'x-stability'))));
+    return { stability: STABILITY_LEVELS[Math.min(...levels)] as StabilityLevel };
+  }
+  const released = dig(before, path.slice(0, 3));
+  const op = released ?? dig(after, path.slice(0, 3));
+  const id = at(op, 'operationId');
+  return {
+    ...(typeof id === 'string' ? { operation: id } : {}),
+    stability: levelOf(at(op, 'x-stability')),
+  };
+}
+
+/**
+ * A change of an operation's level: raising it (experimental -> beta -> stable) promises more and is compatible;
+ * lowering it takes a promise back and breaks, judged at the level it had. A level first declared on an operation
+ * released before levels existed is a change from `stable`.
+ */
+function levelChange(diff: Diff): 'break' | 'compatible' {
+  const was = STABILITY_LEVELS.indexOf(levelOf(diff.before));
+  const now = STABILITY_LEVELS.indexOf(levelOf(diff.after));
+  return now > was ? 'break' : 'compatible';
 }
 
 /** `dig`, following `$ref`s to `#/...` pointers of the document on the way (as the differ does). */
@@ -121,6 +167,8 @@ function classify(diff: Diff, before: JsonDocument): 'break' | 'compatible' {
     return diff.action === 'replace' && later ? 'compatible' : 'break';
   }
   if (last === 'x-replaced-by') return 'compatible';
+  if (last === 'x-stability') return levelChange(diff);
+  if (diff.path.includes('x-badges')) return 'compatible';
   // A response's `links` (createPet's 201 -> getPet) tell tools how to chain calls; nothing on the wire changes.
   // One added is compatible; one removed or changed breaks a tool that follows it.
   const links = diff.path.indexOf('links');
@@ -284,6 +332,12 @@ function describeChange(diff: Diff, subject: string): string {
     const parameter = (diff.after ?? diff.before) as Json;
     const required = at(parameter, 'required') === true ? 'required' : 'optional';
     return `${required} ${String(at(parameter, 'in'))} parameter \`${String(at(parameter, 'name'))}\` ${verb}`;
+  }
+  if (last === 'x-stability') {
+    if (diff.action !== 'add')
+      return `stability level ${code(diff.before)} -> ${code(diff.after ?? 'stable')}`;
+    const lowered = diff.after === 'stable' ? '' : ' (the release had no levels: it promised `stable`)';
+    return `stability level ${code(diff.after)} declared${lowered}`;
   }
   if (parent === 'responses') return `response ${String(last)} ${verb}`;
   if (parent === 'headers') return `${on}header \`${String(last)}\` ${verb}`;

@@ -4,11 +4,20 @@
 // release do not disturb the verdicts.
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { StabilityLevel } from '@petstore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUARD_DIR, latestBaselineDir, PACKAGE_DIRS, ROOT } from '../src/baseline.js';
-import type { SchemaModule } from '../src/describe-contract.js';
+import { describeContract, documentJson, type SchemaModule } from '../src/describe-contract.js';
 import type { Finding } from '../src/finding.js';
-import { type Bump, changelogText, compareContract, judge, neededBumps, pendingBumps } from '../src/gate.js';
+import {
+  type Bump,
+  changelogText,
+  compareContract,
+  judge,
+  neededBumps,
+  type Pending,
+  pendingChangesets,
+} from '../src/gate.js';
 
 const CASES_DIR = path.join(GUARD_DIR, '.cases');
 const baseline = latestBaselineDir() as string;
@@ -30,6 +39,32 @@ interface Case {
 }
 
 const schema = (file: string, from: string | RegExp, to: string): Edit => ({ pkg: 'schema', file, from, to });
+
+/** An operation (by its tRPC procedure: `list`, `create`) given another stability level than `stable`. */
+const level = (procedure: string, to: StabilityLevel): Edit =>
+  schema(
+    'contract/operations.ts',
+    `stability: 'stable',\n    trpc: { router: 'pets', procedure: '${procedure}'`,
+    `stability: '${to}',\n    trpc: { router: 'pets', procedure: '${procedure}'`,
+  );
+
+/** Pending changesets: these bumps, and changesets that say these texts. */
+const pending = (bumps: [string, Bump][] = [], summaries: string[] = []): Pending => ({
+  bumps: new Map(bumps),
+  summaries,
+});
+const majors = pending([
+  ['@petstore/schema', 'major'],
+  ['@petstore/client', 'major'],
+]);
+const minors = (...summaries: string[]) =>
+  pending(
+    [
+      ['@petstore/schema', 'minor'],
+      ['@petstore/client', 'minor'],
+    ],
+    summaries,
+  );
 
 const CASES: Case[] = [
   {
@@ -195,6 +230,15 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'a level lowered (listPets, released stable before levels existed, declared beta)',
+    edits: [level('list', 'beta')],
+    verdict: 'break',
+    expect: [
+      'break REST consumers: listPets (GET /pets): stability level `beta` declared (the release had no levels: it promised `stable`)',
+      'break tRPC callers (createTrpcClient): listPets (tRPC pets.list): stability level `beta` declared',
+    ],
+  },
+  {
     name: 'a new optional request field',
     edits: [
       schema(
@@ -258,7 +302,7 @@ const CASES: Case[] = [
       schema(
         'contract/operations.ts',
         '} as const satisfies Record<string, OperationContract>;',
-        "  countPets: operation({\n    id: 'countPets',\n    summary: 'Count animals',\n    description: 'How many animals there are.',\n    request: {},\n    input: z.strictObject({}),\n    success: { status: 200, description: 'The count', body: { id: 'Count', schema: z.int() } },\n    errors: {},\n    trpc: { router: 'pets', procedure: 'count', kind: 'query' },\n  }),\n} as const satisfies Record<string, OperationContract>;",
+        "  countPets: operation({\n    id: 'countPets',\n    summary: 'Count animals',\n    description: 'How many animals there are.',\n    request: {},\n    input: z.strictObject({}),\n    success: { status: 200, description: 'The count', body: { id: 'Count', schema: z.int() } },\n    errors: {},\n    stability: 'experimental',\n    trpc: { router: 'pets', procedure: 'count', kind: 'query' },\n  }),\n} as const satisfies Record<string, OperationContract>;",
       ),
     ],
     verdict: 'compatible',
@@ -331,7 +375,7 @@ describe('contract guard', () => {
   it('sees no break in an unchanged copy of the contract that no pending major changeset covers', async () => {
     // A break made on purpose since the release is allowed once a pending changeset makes it a major version
     // (what `pnpm contract:check` asks for); nothing may be refused.
-    const bumps = await pendingBumps(ROOT);
+    const { bumps } = await pendingChangesets(ROOT);
     const uncovered = controlFindings.filter(
       (finding) =>
         finding.kind === 'refused' ||
@@ -350,11 +394,7 @@ describe('contract guard', () => {
       ).toBe(true);
     }
     const kinds = new Set(added.map((finding) => finding.kind));
-    const none = new Map<string, Bump>();
-    const majors = new Map<string, Bump>([
-      ['@petstore/schema', 'major'],
-      ['@petstore/client', 'major'],
-    ]);
+    const none = pending();
     if (verdict === 'compatible') {
       expect([...kinds], lines.join('\n')).toEqual(['compatible']);
       expect(judge(added, none, 'baseline').ok).toBe(true);
@@ -377,12 +417,8 @@ describe('contract guard', () => {
     const schema = (await import(schemaEntry)) as SchemaModule;
     const findings = compareContract({ baseline, schema, current, today: '2030-12-05', wireOnly: true });
     expect(findings.filter((finding) => finding.kind === 'refused')).toEqual([]);
-    const majors = new Map<string, Bump>([
-      ['@petstore/schema', 'major'],
-      ['@petstore/client', 'major'],
-    ]);
     expect(judge(findings, majors, 'baseline').ok).toBe(true);
-    expect(judge(findings, new Map(), 'baseline').ok).toBe(false);
+    expect(judge(findings, pending(), 'baseline').ok).toBe(false);
   });
 
   it('writes the changes in plain words for the changelog, with the bump each package needs', async () => {
@@ -397,10 +433,129 @@ describe('contract guard', () => {
     expect(entry).toContain(
       '- Compatible: getPet (GET /pets/{petId}): response 200 field `name`: maxLength 255 -> 100',
     );
-    expect(Object.fromEntries(neededBumps(added))).toEqual({
+    expect(Object.fromEntries(neededBumps(added, []))).toEqual({
       '@petstore/schema': 'major',
       '@petstore/client': 'major',
     });
     expect(changelogText([], 'the last release')).toBe('');
+  });
+});
+
+// The levels' rules need a release that has levels; the committed one predates them. Each test writes one, as
+// `cli.ts release` would (the documents only: these comparisons are of the wire, without the type checker), from a
+// copy of the contract in which createPet has the level under test.
+describe('stability levels: a break needs the version its operation was released with', () => {
+  /** A wire break of createPet alone (REST and tRPC): its 400 no longer carries `malformed_json`. */
+  const dropCode = schema(
+    'contract/operations.ts',
+    "codes: ['validation_failed', 'malformed_json', 'invalid_idempotency_key'],",
+    "codes: ['validation_failed', 'invalid_idempotency_key'],",
+  );
+
+  /** A release baseline of the contract with these edits; returns its directory. */
+  async function released(name: string, edits: Edit[]): Promise<string> {
+    const { schemaEntry } = prepare(`${name}-source`, edits);
+    const documents = describeContract((await import(schemaEntry)) as SchemaModule);
+    const dir = path.join(CASES_DIR, `${name}-released`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'openapi.json'), documentJson(documents.openapi));
+    writeFileSync(path.join(dir, 'trpc.json'), documentJson(documents.trpc));
+    const versions = { '@petstore/schema': '1.0.0', '@petstore/client': '1.0.0' };
+    writeFileSync(path.join(dir, 'release.json'), JSON.stringify({ versions, date: TODAY, commit: 'test' }));
+    return dir;
+  }
+
+  /** createPet released at one level, now at another, with these edits: the differences found. */
+  async function createPetFindings(name: string, was: StabilityLevel, now: StabilityLevel, edits: Edit[]) {
+    const levelEdit = (to: StabilityLevel) => (to === 'stable' ? [] : [level('create', to)]);
+    const baselineDir = await released(name, levelEdit(was));
+    const { schemaEntry, current } = prepare(`${name}-now`, [...levelEdit(now), ...edits]);
+    const schemaNow = (await import(schemaEntry)) as SchemaModule;
+    return compareContract({
+      baseline: baselineDir,
+      schema: schemaNow,
+      current,
+      today: TODAY,
+      wireOnly: true,
+    });
+  }
+
+  const breaksOf = (findings: Finding[]) => findings.filter((finding) => finding.kind === 'break');
+
+  it('refuses a break of a stable operation in a minor version', async () => {
+    const findings = await createPetFindings('stable-break', 'stable', 'stable', [dropCode]);
+    const breaks = breaksOf(findings);
+    const onCreatePet = 'break REST consumers: createPet (POST /pets): response 400: ';
+    expect(breaks.some((finding) => text(finding).startsWith(onCreatePet))).toBe(true);
+    expect(breaks.every((finding) => finding.stability === 'stable')).toBe(true);
+    const verdict = judge(findings, minors(), 'baseline');
+    expect(verdict.ok).toBe(false);
+    expect(verdict.missingMajor).toEqual(['@petstore/client', '@petstore/schema']);
+    expect(verdict.report).toMatch(/FAILED: no major changeset for @petstore\/client, @petstore\/schema/);
+    expect(judge(findings, majors, 'baseline').ok).toBe(true);
+  });
+
+  it('accepts the same break of an experimental operation in a minor version, reported apart', async () => {
+    const findings = await createPetFindings('experimental-break', 'experimental', 'experimental', [
+      dropCode,
+    ]);
+    const breaks = breaksOf(findings);
+    expect(breaks.length).toBeGreaterThan(0);
+    expect(breaks.every((finding) => finding.stability === 'experimental')).toBe(true);
+    const verdict = judge(findings, minors(), 'baseline');
+    expect(verdict.ok, verdict.report).toBe(true);
+    expect(verdict.report).toMatch(
+      /Breaks REST consumers in operations that are not stable, which a minor version allows \(\d+\):\n {2}- createPet \(POST \/pets\): response 400: .* \[experimental\]/,
+    );
+    expect(verdict.report).not.toMatch(/Needs a major/);
+    // Still a change someone notices: a patch does not carry it.
+    const patch = judge(
+      findings,
+      pending([
+        ['@petstore/schema', 'patch'],
+        ['@petstore/client', 'patch'],
+      ]),
+      'baseline',
+    );
+    expect(patch.ok).toBe(false);
+    expect(patch.missingMinor).toEqual(['@petstore/client', '@petstore/schema']);
+    expect(patch.report).toMatch(/FAILED: no minor \(or major\) changeset for @petstore\/client/);
+    // The changelog says which level allowed it, and asks for a minor.
+    expect(changelogText(findings, 'the last release')).toContain(
+      '- **Breaks REST consumers** (experimental operation): createPet (POST /pets): response 400',
+    );
+    expect(Object.fromEntries(neededBumps(findings, []))).toEqual({
+      '@petstore/schema': 'minor',
+      '@petstore/client': 'minor',
+    });
+  });
+
+  it('accepts a break of a beta operation in a minor version only with a changeset that names it', async () => {
+    const findings = await createPetFindings('beta-break', 'beta', 'beta', [dropCode]);
+    expect(breaksOf(findings).every((finding) => finding.stability === 'beta')).toBe(true);
+    const unnamed = judge(findings, minors('Smaller 400 answers.'), 'baseline');
+    expect(unnamed.ok).toBe(false);
+    expect(unnamed.report).toMatch(/A break of a beta operation \(createPet\) needs only a minor when/);
+    // A word that merely contains the name does not name it.
+    expect(judge(findings, minors('createPets is gone.'), 'baseline').ok).toBe(false);
+    const named = minors('createPet no longer answers `malformed_json`: its 400 is `validation_failed`.');
+    expect(judge(findings, named, 'baseline').ok).toBe(true);
+  });
+
+  it('counts lowering a level as a break at the level released, and raising it as compatible', async () => {
+    const lowered = await createPetFindings('lowered', 'stable', 'beta', []);
+    expect(breaksOf(lowered).map(text)).toContain(
+      'break REST consumers: createPet (POST /pets): stability level `stable` -> `beta`',
+    );
+    expect(judge(lowered, minors('createPet becomes beta.'), 'baseline').ok).toBe(false);
+    expect(judge(lowered, majors, 'baseline').ok).toBe(true);
+    const raised = await createPetFindings('raised', 'experimental', 'stable', []);
+    expect(raised.map(text)).toContain(
+      'compatible nobody: createPet (POST /pets): stability level `experimental` -> `stable`',
+    );
+    expect(raised.filter((finding) => finding.kind !== 'compatible')).toEqual([]);
+    // A break made while raising the level is judged at the level the callers were given.
+    const raisedAndBroken = await createPetFindings('raised-broken', 'experimental', 'stable', [dropCode]);
+    expect(judge(raisedAndBroken, minors(), 'baseline').ok).toBe(true);
   });
 });

@@ -6,12 +6,13 @@ import {
   stringifyJson,
 } from '@petstore/schema';
 import {
-  deprecationHeaders,
   describeIssues,
   fillPath,
   isRestOperation,
+  operationResponseHeaders,
   pathParameterNames,
   pathPattern,
+  pathResponseHeaders,
 } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import type * as z from 'zod/mini';
@@ -38,12 +39,15 @@ interface CompiledPath {
   /** `Allow` for 405 and OPTIONS: the contract's methods on this path, plus HEAD wherever GET is. */
   allow: string;
   /**
-   * Headers every response to a method the path does not serve carries (405, OPTIONS): a deprecated operation's
-   * when every operation on the path is deprecated.
+   * Headers every response to a method the path does not serve carries (405, OPTIONS): the least settled
+   * stability level on the path, and a deprecated operation's headers when every operation on it is deprecated.
    */
-  headers: Record<string, string> | undefined;
-  /** Headers every response of an operation carries, errors included (a deprecated operation's), by method. */
-  operationHeaders: Map<string, Record<string, string> | undefined>;
+  headers: Record<string, string>;
+  /**
+   * Headers every response of an operation carries, errors included (its stability level, a deprecated
+   * operation's deprecation headers), by method.
+   */
+  operationHeaders: Map<string, Record<string, string>>;
 }
 
 function compilePaths(operations: readonly OperationContract[]): CompiledPath[] {
@@ -53,14 +57,13 @@ function compilePaths(operations: readonly OperationContract[]): CompiledPath[] 
   return [...byPath].map(([path, ops]) => {
     const methods: string[] = ops.map((op) => op.method);
     if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-    const deprecated = ops.every((op) => op.deprecated !== undefined) ? ops[0] : undefined;
     return {
       pattern: pathPattern(path, API_BASE_PATH),
       parameterNames: pathParameterNames(path),
       byMethod: new Map(ops.map((op) => [op.method, op])),
       allow: methods.join(', '),
-      headers: deprecated === undefined ? undefined : deprecationHeaders(deprecated),
-      operationHeaders: new Map(ops.map((op) => [op.method, deprecationHeaders(op)])),
+      headers: pathResponseHeaders(ops),
+      operationHeaders: new Map(ops.map((op) => [op.method, operationResponseHeaders(op)])),
     };
   });
 }
@@ -233,10 +236,9 @@ export function restHandler({
     if (route === undefined || segments === undefined) return next();
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const op = route.byMethod.get(method);
-    const headers = op === undefined ? route.headers : route.operationHeaders.get(method);
-    if (headers !== undefined) {
-      for (const name in headers) res.setHeader(name, headers[name] as string);
-    }
+    const headers =
+      op === undefined ? route.headers : (route.operationHeaders.get(method) as Record<string, string>);
+    for (const name in headers) res.setHeader(name, headers[name] as string);
     labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
       const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });

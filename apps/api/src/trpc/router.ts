@@ -22,7 +22,9 @@ function buildRecord(handlers: OperationHandlers, operations: readonly Operation
     // the contract's already); validating 20 pets through zod cost a third of a tRPC list call. No middleware
     // either: domain errors are mapped here, in the resolver (trpc.ts toTrpcError). Anything added to a
     // procedure sends its calls to tRPC's own handler (trpc-fast-path.ts plainProcedure).
-    const built = procedure.input(op.input);
+    // The operation's stability level as the procedure's meta, for middlewares and tools that read it (the HTTP
+    // answer to a batch has no single level to name in a header); it adds no middleware.
+    const built = procedure.meta({ stability: op.stability }).input(op.input);
     const resolve = ({ input, ctx }: { input: unknown; ctx: TrpcContext }) =>
       handle(input, { caller: ctx.caller }).catch((error: unknown) => {
         throw toTrpcError(error);

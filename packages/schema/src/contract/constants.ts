@@ -7,3 +7,8 @@ export const TRPC_ENDPOINT = '/trpc';
 export const REQUEST_BODY_LIMIT_BYTES = 64 * 1024;
 /** Most calls one tRPC batch may carry; more is 400 `validation_failed` before any call runs. */
 export const TRPC_MAX_BATCH_SIZE = 10;
+/**
+ * The stability levels an operation may carry (its `stability`), most settled first. What each promises, and how
+ * the contract guard holds it: docs/interface-decisions.md, "Stability levels".
+ */
+export const STABILITY_LEVELS = ['stable', 'beta', 'experimental'] as const;

@@ -1,6 +1,6 @@
-// How the contract meets the transports: base-URL rule, path templates, statuses, deprecation headers, tRPC
-// paths and where validation messages point. Pure functions of the declarations.
-import { API_BASE_PATH } from './constants.js';
+// How the contract meets the transports: base-URL rule, path templates, statuses, deprecation and stability
+// headers, tRPC paths and where validation messages point. Pure functions of the declarations.
+import { API_BASE_PATH, STABILITY_LEVELS } from './constants.js';
 import { restOperations } from './operations.js';
 import type { HeaderContract, OperationContract } from './types.js';
 
@@ -80,6 +80,40 @@ export const DEPRECATION_HEADER_CONTRACTS: Readonly<Record<string, HeaderContrac
   Sunset: { description: 'RFC 8594: when the operation is removed, as an HTTP date.', required: true },
   Link: { description: 'The replacement, `rel="successor-version"`.', required: true },
 };
+
+/** The response header that names an operation's stability level. */
+export const STABILITY_HEADER = 'Petstore-Stability';
+
+/** The stability header, as the document describes it on every response of every operation. */
+export const STABILITY_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract>> = {
+  [STABILITY_HEADER]: {
+    description:
+      "The operation's stability level (its `x-stability`): `stable` changes only compatibly outside a major " +
+      'version, `beta` may change incompatibly in a minor version that announces it, `experimental` in any minor.',
+    required: true,
+  },
+};
+
+/**
+ * The headers every response of an operation carries, errors included: its stability level and, when it is
+ * deprecated, its deprecation headers.
+ */
+export function operationResponseHeaders(op: OperationContract): Record<string, string> {
+  return { ...deprecationHeaders(op), [STABILITY_HEADER]: op.stability };
+}
+
+/**
+ * The headers of an answer about a path rather than one of its operations (405, OPTIONS): the deprecation headers
+ * when every operation on it is deprecated, and the least settled level among them (what the path allows is no
+ * more settled than that).
+ */
+export function pathResponseHeaders(ops: readonly OperationContract[]): Record<string, string> {
+  const [first] = ops;
+  if (first === undefined) throw new Error('a path of the contract has at least one operation');
+  const deprecated = ops.every((op) => op.deprecated !== undefined) ? deprecationHeaders(first) : undefined;
+  const level = Math.max(...ops.map((op) => STABILITY_LEVELS.indexOf(op.stability)));
+  return { ...deprecated, [STABILITY_HEADER]: STABILITY_LEVELS[level] as string };
+}
 
 /** Where a validation message points for this operation's input: the REST part its fields come from. */
 export function inputSubject(op: OperationContract): 'field' | 'query parameter' | 'path parameter' {

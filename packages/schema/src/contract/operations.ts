@@ -1,7 +1,7 @@
 // The interface's operations, each declared once: method, path, request parts, typed input, success response,
-// every error status with its codes, headers, deprecation and tRPC name. Plain data and zod models, no server
-// code: the api mounts its Express routes and tRPC procedures from it, the OpenAPI document is generated from
-// it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
+// every error status with its codes, headers, deprecation, stability level and tRPC name. Plain data and zod
+// models, no server code: the api mounts its Express routes and tRPC procedures from it, the OpenAPI document is
+// generated from it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
 import * as z from 'zod/mini';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../idempotency.js';
 import { PositiveInt64Schema } from '../int64.js';
@@ -244,6 +244,7 @@ export const contract = {
         codes: ['validation_failed'],
       },
     },
+    stability: 'stable',
     trpc: { router: 'pets', procedure: 'list', kind: 'query' },
   }),
   pagePets: operation({
@@ -265,6 +266,9 @@ export const contract = {
         codes: ['validation_failed'],
       },
     },
+    // Not beta, though it is the newest shape: it was released (0.1.0) under the full compatibility promise, and
+    // lowering a level is itself a break (docs/interface-decisions.md, "Stability levels").
+    stability: 'stable',
     trpc: { router: 'pets', procedure: 'page', kind: 'query' },
   }),
   createPet: operation({
@@ -324,6 +328,7 @@ export const contract = {
         codes: ['idempotency_key_reused'],
       },
     },
+    stability: 'stable',
     trpc: { router: 'pets', procedure: 'create', kind: 'mutation' },
   }),
   getPet: operation({
@@ -342,6 +347,7 @@ export const contract = {
       404: { description: 'No animal has this id.', codes: ['pet_not_found'] },
     },
     deprecated: { since: '2026-11-21', sunset: '2030-12-05', replacement: 'listPets' },
+    stability: 'stable',
     trpc: { router: 'pets', procedure: 'get', kind: 'query' },
   }),
 } as const satisfies Record<string, OperationContract>;

@@ -2,8 +2,12 @@
 // no data. The types derived from the declared operations live in contract/operation-types.ts.
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../error.js';
+import type { STABILITY_LEVELS } from './constants.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** How settled an operation's shape is: `stable`, `beta` or `experimental` (STABILITY_LEVELS). */
+export type StabilityLevel = (typeof STABILITY_LEVELS)[number];
 
 /** An operation served over REST: it has a method and a path. */
 export type RestOperationContract = OperationContract & {
@@ -92,6 +96,13 @@ export interface OperationContract {
   /** Every error status the operation can answer with. Nothing else is ever sent for it. */
   readonly errors: Readonly<Record<number, ErrorResponseContract>>;
   readonly deprecated?: DeprecationContract;
+  /**
+   * How settled the operation is, and so what may change in it outside a major version (`stable`: nothing that
+   * breaks a caller; `beta`: a break in a minor whose changeset names the operation; `experimental`: a break in
+   * any minor). Every REST response of it names the level (`Petstore-Stability`), as does its OpenAPI operation
+   * (`x-stability`). Independent of `deprecated`: a deprecated operation keeps its level until it is removed.
+   */
+  readonly stability: StabilityLevel;
   readonly trpc: { readonly router: string; readonly procedure: string; readonly kind: 'query' | 'mutation' };
 }
 
