@@ -12,7 +12,6 @@ import type { ErrorCode } from '@petstore/schema';
 import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
 import { deferContinue, edgeListener, SERVER_METHODS } from './http/edge.js';
-import { sendError } from './http/send.js';
 
 /** The prototypes the handler gives every request and response (Express's `app.request` and `app.response`). */
 export interface MessagePrototypes {

@@ -56,7 +56,8 @@ const updatePet = {
   success: { status: 200, description: 'The animal as stored', body: contract.getPet.success.body },
   errors: {
     400: {
-      description: '`petId` is not a positive int64, or the body is invalid; or the edge could not read the message.',
+      description:
+        '`petId` is not a positive int64, or the body is invalid; or the edge could not read the message.',
       codes: ['validation_failed', 'malformed_json', 'malformed_request'],
     },
     404: { description: 'No animal has this id.', codes: ['pet_not_found'] },

@@ -244,11 +244,12 @@ describe('the request target is a path, on both transports', () => {
       fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;=".split('')),
       fc.constantFrom('%41', '%7e', '%2D'),
     );
+    // A stray `%` is followed by what cannot complete it (`%4` then `a` would be `%4a`, valid pct-encoding).
     const stray = fc.constantFrom(
       '[',
       ']',
-      '%',
-      '%4',
+      '%g',
+      '%4g',
       '%zz',
       '{',
       '}',

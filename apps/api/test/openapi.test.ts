@@ -153,7 +153,9 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     ] as const) {
       const where = `${method} ${path}`;
       const withBody = body === undefined ? [] : [json];
-      expect(await raw(method, path, [...withBody, ['Petstore-Read-After', 'nowhere']], body), where).toBe(400);
+      expect(await raw(method, path, [...withBody, ['Petstore-Read-After', 'nowhere']], body), where).toBe(
+        400,
+      );
       expect(await raw(method, path, [...withBody, ['Transfer-Encoding', 'gzip']], body), where).toBe(415);
       expect(await raw(method, path, [...withBody, ['Expect', 'a-pony']], body), where).toBe(417);
       const many = Array.from({ length: 120 }, (_, index): [string, string] => [`X-Field-${index}`, 'x']);

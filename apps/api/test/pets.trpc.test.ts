@@ -304,6 +304,37 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
       expect(after.id).toBe(BigInt(before.id) + 1n);
     });
 
+    it('stops a mutation on a false precondition (412, as REST), before anything is stored', async () => {
+      const list = async () => (await caller.pets.list({ limit: 100 })).length;
+      const before = await list();
+      for (const condition of [{ 'if-none-match': '*' }, { 'if-match': '"no-such-tag"' }]) {
+        const response = await fetch(trpcUrl('pets.create'), {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${TEST_API_KEY}`,
+            'content-type': 'application/json',
+            ...condition,
+          },
+          body: JSON.stringify(superjson.serialize({ name: 'Conditional', categoryId: 1 })),
+        });
+        expect(response.status, JSON.stringify(condition)).toBe(412);
+        const body = (await response.json()) as { error: { json?: { data?: { code?: string } } } };
+        expect(JSON.stringify(body)).toContain('precondition_failed');
+      }
+      // A malformed field is ignored: the call is made.
+      const ignored = await fetch(trpcUrl('pets.create'), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_API_KEY}`,
+          'content-type': 'application/json',
+          'if-match': 'xx"a"yy',
+        },
+        body: JSON.stringify(superjson.serialize({ name: 'Conditional', categoryId: 1 })),
+      });
+      expect(ignored.status).toBe(200);
+      expect(await list()).toBe(before + 1);
+    });
+
     it('keeps int64 exact over the wire', async () => {
       const response = await fetch(trpcUrl('pets.create'), {
         method: 'POST',

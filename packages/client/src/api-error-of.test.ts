@@ -40,6 +40,11 @@ describe('operationErrorOf(failure, operation)', () => {
       | 'rate_limited'
       | 'internal_error'
       | 'service_unavailable'
+      | 'malformed_request'
+      | 'unsupported_media_type'
+      | 'expectation_failed'
+      | 'headers_too_large'
+      | 'precondition_failed'
     >();
     if (error.code === 'pet_not_found') expectTypeOf(error.status).toEqualTypeOf<404>();
     // @ts-expect-error getPet never answers idempotency_key_reused
@@ -62,6 +67,11 @@ describe('isPetStoreApiError', () => {
       | 'rate_limited'
       | 'internal_error'
       | 'service_unavailable'
+      | 'malformed_request'
+      | 'unsupported_media_type'
+      | 'expectation_failed'
+      | 'headers_too_large'
+      | 'precondition_failed'
     >();
     expectTypeOf(failure.code).toEqualTypeOf(failure.error.code);
   });

@@ -2,6 +2,8 @@
 // @petstore/conformance), built and published with the package so that they can import it, but NOT part of its
 // public interface: any release may change or remove it, and the contract guard does not hold it to semver.
 // Other teams use the main entry (index.ts).
+
+export { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from './contract/response-headers.js';
 export {
   DEPRECATION_HEADER_CONTRACTS,
   deprecationHeaders,
@@ -19,6 +21,5 @@ export {
   STABILITY_HEADER_CONTRACTS,
   STABILITY_LEVELS,
 } from './contract.js';
-export { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from './contract/response-headers.js';
 export { describeIssues } from './issues.js';
 export { laterReadPosition, parseReadPosition } from './read-after.js';

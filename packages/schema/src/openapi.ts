@@ -5,6 +5,12 @@
 // descriptions are `.meta()` next to each model). This module adds only the document's frame and its prose.
 import * as z from 'zod/mini';
 import {
+  CONTENT_ENCODING_HEADER_CONTRACT,
+  OPTIONAL_RESPONSE_HEADER_CONTRACTS,
+  REQUEST_ID_HEADER,
+  SECURITY_HEADER_CONTRACTS,
+} from './contract/response-headers.js';
+import {
   API_BASE_PATH,
   type BodyContract,
   DEPRECATION_HEADER_CONTRACTS,
@@ -17,12 +23,6 @@ import {
   type RestOperationContract,
   STABILITY_HEADER_CONTRACTS,
 } from './contract.js';
-import {
-  CONTENT_ENCODING_HEADER_CONTRACT,
-  OPTIONAL_RESPONSE_HEADER_CONTRACTS,
-  REQUEST_ID_HEADER,
-  SECURITY_HEADER_CONTRACTS,
-} from './contract/response-headers.js';
 import { ERROR_CODES, ErrorSchema } from './error.js';
 import { PetStatusSchema } from './pet.js';
 import { READ_AFTER_HEADER } from './read-after.js';
@@ -262,7 +262,11 @@ const headerObjects = (headers: Readonly<Record<string, HeaderContract & { value
   Object.fromEntries(
     Object.entries(headers).map(([name, { description, required, value }]) => [
       name,
-      { description, required, schema: value === undefined ? { type: 'string' } : { type: 'string', const: value } },
+      {
+        description,
+        required,
+        schema: value === undefined ? { type: 'string' } : { type: 'string', const: value },
+      },
     ]),
   );
 

@@ -63,7 +63,9 @@ describe('OperationErrorCode', () => {
   });
 
   it('leaves to the edge the codes no operation declares', () => {
-    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<'route_not_found' | 'method_not_allowed' | 'request_timeout'>();
+    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<
+      'route_not_found' | 'method_not_allowed' | 'request_timeout'
+    >();
   });
 
   it('pairs each code of an error body with its status', () => {

@@ -174,6 +174,14 @@ function classify(diff: Diff, before: JsonDocument): 'break' | 'compatible' {
   const links = diff.path.indexOf('links');
   if (links > 1 && diff.path[links - 2] === 'responses')
     return diff.action === 'add' ? 'compatible' : 'break';
+  // A response header promised more firmly (now `required`, or a narrower schema: a pattern, a const) breaks no
+  // consumer: what it may receive only shrinks. Promised less (no longer required, wider) breaks one that relied on
+  // it. api-smart-diff judges header schemas as it judges request parameters.
+  const headers = diff.path.indexOf('headers');
+  if (headers > 1 && diff.path[headers - 2] === 'responses' && diff.path.length > headers + 1) {
+    if (last === 'required') return diff.after === true ? 'compatible' : 'break';
+    if ((last === 'pattern' || last === 'const') && diff.action === 'add') return 'compatible';
+  }
   // A response that is no longer sent (a success status changed, an error status dropped) breaks whoever relied on it.
   if (parent === 'responses' && diff.action !== 'add') return 'break';
   if (diff.type === 'breaking' || diff.type === 'unclassified') return 'break';

@@ -81,6 +81,20 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'a response header no longer promised (Location made optional)',
+    edits: [
+      schema(
+        'contract/operations.ts',
+        'Location: { description: "The new animal\'s path, `/v1/pets/{id}`.", required: true },',
+        'Location: { description: "The new animal\'s path, `/v1/pets/{id}`.", required: false },',
+      ),
+    ],
+    verdict: 'break',
+    expect: [
+      'break REST consumers: createPet (POST /pets): response 201 header `Location`: required true -> false',
+    ],
+  },
+  {
     name: 'a request field made required',
     edits: [
       schema(
@@ -255,8 +269,8 @@ const CASES: Case[] = [
     edits: [
       schema(
         'openapi.ts',
-        '    REQUEST_ID_PARAMETER,\n  ];',
-        "    ...(op.id === 'createPet'\n      ? [{ name: 'X-Client-Region', in: 'header', required: false, schema: { type: 'string' } }]\n      : []),\n    REQUEST_ID_PARAMETER,\n  ];",
+        '    ...Object.keys(SHARED_PARAMETERS).map(PARAMETER_REF),\n  ];',
+        "    ...(op.id === 'createPet'\n      ? [{ name: 'X-Client-Region', in: 'header', required: false, schema: { type: 'string' } }]\n      : []),\n    ...Object.keys(SHARED_PARAMETERS).map(PARAMETER_REF),\n  ];",
       ),
     ],
     verdict: 'compatible',
@@ -289,6 +303,18 @@ const CASES: Case[] = [
       'compatible nobody: Error body (every REST error): new error code `category_archived` (410)',
       'compatible nobody: createPet (POST /pets): response 410 added',
     ],
+  },
+  {
+    name: 'a response header promised more firmly (Link made required)',
+    edits: [
+      schema(
+        'contract/operations.ts',
+        "present only when more animals may follow.',\n          required: false,",
+        "present only when more animals may follow.',\n          required: true,",
+      ),
+    ],
+    verdict: 'compatible',
+    expect: ['compatible nobody: listPets (GET /pets): response 200 header `Link`: required false -> true'],
   },
   {
     name: 'wider input (limit up to 200)',

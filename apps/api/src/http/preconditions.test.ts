@@ -85,7 +85,9 @@ describe('evaluatePreconditions', () => {
           // If-Match compares strongly: a weak tag on either side never matches.
           const strong = etag !== undefined && !etag.startsWith('W/');
           const matches = tags.some((t) => !t.weak && strong && written(t) === etag);
-          expect(evaluatePreconditions(method, { 'if-match': field }, etag)).toBe(matches ? 'proceed' : 'failed');
+          expect(evaluatePreconditions(method, { 'if-match': field }, etag)).toBe(
+            matches ? 'proceed' : 'failed',
+          );
           expect(evaluatePreconditions(method, { 'if-none-match': '*' }, etag)).toBe('failed');
           expect(evaluatePreconditions(method, { 'if-match': '*' }, etag)).toBe('proceed');
         },

@@ -67,14 +67,18 @@ export function evaluatePreconditions(
   if (
     ifMatch !== undefined &&
     ifMatch !== '*' &&
-    !ifMatch.some((tag) => !tag.weak && current !== undefined && !current.weak && tag.opaque === current.opaque)
+    !ifMatch.some(
+      (tag) => !tag.weak && current !== undefined && !current.weak && tag.opaque === current.opaque,
+    )
   ) {
     return 'failed';
   }
   const ifNoneMatch = parseTagList(headers['if-none-match']);
   if (
     ifNoneMatch === '*' ||
-    (ifNoneMatch !== undefined && current !== undefined && ifNoneMatch.some((tag) => tag.opaque === current.opaque))
+    (ifNoneMatch !== undefined &&
+      current !== undefined &&
+      ifNoneMatch.some((tag) => tag.opaque === current.opaque))
   ) {
     return method === 'GET' || method === 'HEAD' ? 'not-modified' : 'failed';
   }

@@ -8,6 +8,7 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { queryOf } from '../http/edge.js';
+import { evaluatePreconditions, preconditionFailed } from '../http/preconditions.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import { labelResponse, trpcLabel } from '../observability/operation-label.js';
 import type { Caller } from '../operations.js';
@@ -190,6 +191,10 @@ export function trpcMiddleware(
             : `unknown query parameter ${JSON.stringify(name.slice(0, 100))}: tRPC reads only "batch" and, on GET, "input"`,
         );
       }
+      // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2), as on REST;
+      // tRPC sends no entity tags, so `If-Match` with tags, and `If-None-Match: *` on a mutation, are false.
+      // (`If-None-Match: *` on a query is not answered 304: a batch's calls may fail, and nothing is cached.)
+      if (evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
       if (req.method === 'POST') {
         const body = await readJsonBody(req, res);
         inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;

@@ -24,7 +24,14 @@ type Json = Record<string, any>;
  * never declared per response in an OpenAPI document (OpenAPI 3.1 section 4.8.17.1 says a `Content-Type` header
  * definition is ignored). Every other field a response carries must be declared for its status.
  */
-const MESSAGE_FIELDS = new Set(['content-type', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date']);
+const MESSAGE_FIELDS = new Set([
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'date',
+]);
 
 /** One response as it went on the wire. */
 export interface Exchange {
@@ -161,9 +168,7 @@ const validators = new Map<unknown, Promise<ResponseValidator>>();
 export function responseValidator(contract?: OpenApiOptions['contract']): Promise<ResponseValidator> {
   let validator = validators.get(contract);
   if (validator === undefined) {
-    validator = createResponseValidator(
-      createOpenApiJson(contract === undefined ? {} : { contract }),
-    );
+    validator = createResponseValidator(createOpenApiJson(contract === undefined ? {} : { contract }));
     validators.set(contract, validator);
   }
   return validator;

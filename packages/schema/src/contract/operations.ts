@@ -3,6 +3,7 @@
 // models, no server code: the api mounts its Express routes and tRPC procedures from it, the OpenAPI document is
 // generated from it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
 import * as z from 'zod/mini';
+import type { ErrorCode } from '../error.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../idempotency.js';
 import { PositiveInt64Schema } from '../int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from '../pet.js';
@@ -13,7 +14,6 @@ import {
   PetsPageQuerySchema,
 } from '../queries.js';
 import { READ_AFTER_HEADER } from '../read-after.js';
-import type { ErrorCode } from '../error.js';
 import { REQUEST_BODY_LIMIT_BYTES } from './constants.js';
 import {
   type BodyContract,
@@ -130,7 +130,8 @@ const EDGE_ERRORS = {
     codes: ['expectation_failed'],
   },
   431: {
-    description: 'More header fields than the API accepts, or the request line and headers over the size limit.',
+    description:
+      'More header fields than the API accepts, or the request line and headers over the size limit.',
     codes: ['headers_too_large'],
   },
 } as const satisfies Record<number, ErrorResponseContract>;

@@ -65,7 +65,7 @@ export const OPTIONAL_RESPONSE_HEADER_CONTRACTS: Readonly<Record<string, HeaderC
 /** On an answer whose body may be compressed (a page of a paged read): the coding of its body. */
 export const CONTENT_ENCODING_HEADER_CONTRACT: HeaderContract = {
   description:
-    '`gzip`, `br` or `deflate` when the body is coded as the request\'s `Accept-Encoding` allows (bodies of ' +
+    "`gzip`, `br` or `deflate` when the body is coded as the request's `Accept-Encoding` allows (bodies of " +
     '1 KiB or more); absent otherwise.',
   required: false,
 };
