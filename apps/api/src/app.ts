@@ -27,6 +27,7 @@ import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.servic
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
 import { createAccessLog, type Logger } from './logger.js';
+import { mcpRouter } from './mcp/mcp.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RequestTracer } from './observability/request-tracer.js';
 import type { OperationHandler, OperationHandlers } from './operations.js';
@@ -58,6 +59,8 @@ export interface AppDeps {
    * authentications are limited to the same number per minute per client address.
    */
   rateLimitPerMinute?: number | undefined;
+  /** Deprecated operations (getPet) as MCP tools too; hidden when absent. */
+  mcpDeprecatedTools?: boolean | undefined;
   /** How long createPet's idempotency keys are remembered (seconds); 24 hours when absent. */
   idempotencyKeyTtlSeconds?: number | undefined;
   /** The OpenAPI `servers` (public URLs of the environments); the serving host when absent. */
@@ -218,6 +221,18 @@ export function createApp(deps: AppDeps): express.Express {
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
       compressAnswer,
+    }),
+  );
+  // The third transport: the same operations as MCP tools for agents (mcp/mcp.ts).
+  routes.use(
+    mcpRouter({
+      handlers,
+      contract,
+      guard,
+      onInternalError,
+      onToolError: (error, tool) => logInternalError(error, { tool }),
+      deprecatedTools: deps.mcpDeprecatedTools,
+      publicBaseUrl: deps.publicBaseUrl,
     }),
   );
   if (deps.metrics !== undefined || deps.tracer !== undefined) routes.use(labelOtherRoutes);

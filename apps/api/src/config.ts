@@ -113,6 +113,11 @@ const EnvSchema = z.object({
       .min(1, 'must be at least 1 (unset it to turn rate limiting off)')
       .optional(),
   ),
+  // Deprecated operations (getPet) as MCP tools too: hidden from agents unless asked for.
+  MCP_DEPRECATED_TOOLS: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  ),
   // How long createPet's idempotency keys are remembered (the IETF draft suggests at least 24 hours).
   IDEMPOTENCY_KEY_TTL_SECONDS: z.preprocess(
     emptyAsUndefined,
@@ -234,6 +239,8 @@ export interface Config {
   rateLimitPerMinute: number | undefined;
   /** How long an idempotency key of createPet is remembered, in seconds. */
   idempotencyKeyTtlSeconds: number;
+  /** Whether deprecated operations (getPet) are MCP tools too (MCP_DEPRECATED_TOOLS). */
+  mcpDeprecatedTools: boolean;
   /** Public base URLs (ending in /v1) of both environments, listed as the OpenAPI `servers`; each optional. */
   productionUrl: string | undefined;
   stagingUrl: string | undefined;
@@ -304,6 +311,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     corsOrigins: env.CORS_ORIGINS,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     idempotencyKeyTtlSeconds: env.IDEMPOTENCY_KEY_TTL_SECONDS,
+    mcpDeprecatedTools: env.MCP_DEPRECATED_TOOLS === 'true',
     productionUrl: env.PETSTORE_PRODUCTION_URL,
     stagingUrl: env.PETSTORE_STAGING_URL,
     serverLimits: {

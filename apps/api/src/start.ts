@@ -94,6 +94,7 @@ async function main(): Promise<void> {
     corsOrigins: config.corsOrigins,
     rateLimitPerMinute: config.rateLimitPerMinute,
     idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
+    mcpDeprecatedTools: config.mcpDeprecatedTools,
     servers,
     publicBaseUrl: publicUrl,
     metrics,

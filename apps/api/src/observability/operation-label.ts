@@ -6,7 +6,7 @@ import { restOperations } from '@petstore/schema/internal';
 // is small and known in advance. The labels are objects built once; a handler that recognises its request
 // stores one on the response, and the request's end (request-context.ts) reads it back.
 
-export type Transport = 'rest' | 'trpc' | 'none';
+export type Transport = 'rest' | 'trpc' | 'mcp' | 'none';
 
 export interface OperationLabel {
   /** `listPets`, `pets.list`, `healthz`, `unknown`... */
@@ -26,6 +26,8 @@ const TRPC_UNKNOWN_LABEL = label('unknown', 'trpc');
 const TRPC_BATCH_LABEL = label('batch', 'trpc');
 export const HEALTHZ_LABEL = label('healthz', 'none');
 export const READYZ_LABEL = label('readyz', 'none');
+/** An MCP request (/v1/mcp): one JSON-RPC message, of any method. */
+export const MCP_LABEL = label('mcp', 'mcp');
 /** The /docs page, its assets and the OpenAPI document. */
 export const DOCS_LABEL = label('docs', 'none');
 

@@ -61,6 +61,7 @@ export async function startTestServer(
     | 'tracer'
     | 'idempotencyKeyTtlSeconds'
     | 'contract'
+    | 'mcpDeprecatedTools'
   > & {
     /** The keys API_KEYS would list, in order; TEST_API_KEY and OTHER_API_KEY when absent. */
     apiKeys?: AppDeps['apiKeys'];

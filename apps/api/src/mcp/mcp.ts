@@ -1,0 +1,309 @@
+// The contract served over the Model Context Protocol, at /v1/mcp: the third transport, beside REST and tRPC, over
+// the same handlers. The official SDK (`@modelcontextprotocol/server` 2.x) does the protocol: `createMcpHandler`
+// serves the 2026-07-28 revision per request and, statelessly, the 2025 revisions its fallback negotiates, so any
+// instance answers any call. Nothing about an operation is written here: one tool per REST operation of the
+// contract, its name, description and input schema from the operation, its output schema from the success body,
+// its annotations from the HTTP method. Arguments go through the operation's own typed input (the schema tRPC
+// validates with) after the one rule for an integer's spelling; the caller is the key's, admitted by the same
+// guard (rate limit included); errors are the contract's Error body. docs/interface-decisions.md "MCP".
+
+import { toWebRequest } from '@modelcontextprotocol/node';
+import {
+  type CallToolResult,
+  createMcpHandler,
+  getOAuthProtectedResourceMetadataUrl,
+  McpServer,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
+import {
+  API_BASE_PATH,
+  contract as defaultContract,
+  modelJsonSchema,
+  type OperationContract,
+  type RestOperationContract,
+} from '@petstore/schema';
+import { describeIssues, inputSubject, integerOfText, isRestOperation } from '@petstore/schema/internal';
+import type { RequestHandler, Router } from 'express';
+import express from 'express';
+import { AppError, internalError, toAppError } from '../errors.js';
+import { type AccessGuard, authorizationOf } from '../http/auth.js';
+import { readJsonBody } from '../http/body.js';
+import { handleError, type InternalErrorSink } from '../http/errors.js';
+import { requestBaseUrl } from '../http/request-base-url.js';
+import { labelResponse, MCP_LABEL } from '../observability/operation-label.js';
+import type { Caller, OperationContext } from '../operations.js';
+
+/** Where the MCP endpoint is served. */
+const MCP_PATH = `${API_BASE_PATH}/mcp`;
+/**
+ * The most a list tool's answer holds, in bytes of its JSON: an agent's tool output is capped (about 25k tokens);
+ * a page over this is answered shorter, with the cursor of where it stopped, never refused.
+ */
+export const MCP_PAGE_BYTES = 48 * 1024;
+
+type Json = Record<string, unknown>;
+type Handler = (input: unknown, context: OperationContext) => Promise<unknown>;
+
+export interface McpDeps {
+  handlers: Readonly<Record<string, Handler>> | object;
+  contract?: Readonly<Record<string, OperationContract>> | undefined;
+  guard: AccessGuard;
+  onInternalError: InternalErrorSink;
+  /** A tool call that failed with something other than the contract's errors (logged; the agent gets a 500 body). */
+  onToolError: (error: unknown, tool: string) => void;
+  /** Serve deprecated operations (getPet) as tools too; hidden by default (MCP_DEPRECATED_TOOLS). */
+  deprecatedTools?: boolean | undefined;
+  publicBaseUrl?: string | undefined;
+}
+
+// ---- schemas ---------------------------------------------------------------------------------------------
+
+const INT64_TEXT = '^-?[0-9]+$';
+const INT64_NOTE =
+  'int64: a JSON integer up to 2^53-1, or any int64 as a JSON integer or as its decimal digits in a string; ' +
+  'answers carry int64 as digit strings.';
+
+/**
+ * A JSON Schema of the contract as an agent sees it: every int64 (`format: int64`) is accepted as a JSON integer
+ * or as a digit string on the way in, and sent as a digit string on the way out (JSON tooling rounds integers past
+ * 2^53; a string never is). Bounds past 2^53 are carried by the description, not by `minimum`/`maximum`.
+ */
+function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
+  if (Array.isArray(node)) return node.map((item) => agentSchema(item, io));
+  if (typeof node !== 'object' || node === null) return node;
+  const schema = node as Json;
+  if (schema.format === 'int64') {
+    const description = [schema.description, INT64_NOTE].filter(Boolean).join(' ');
+    const digits = { type: 'string', pattern: INT64_TEXT };
+    if (io === 'output') return { ...digits, description };
+    const safe = (bound: unknown, fallback: number) =>
+      typeof bound === 'number'
+        ? Math.max(Math.min(bound, Number.MAX_SAFE_INTEGER), -Number.MAX_SAFE_INTEGER)
+        : fallback;
+    const integer = {
+      type: 'integer',
+      minimum: safe(schema.minimum, -Number.MAX_SAFE_INTEGER),
+      maximum: safe(schema.maximum, Number.MAX_SAFE_INTEGER),
+    };
+    return { description, anyOf: [integer, digits] };
+  }
+  const { $schema: _dialect, ...rest } = schema;
+  return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, agentSchema(value, io)]));
+}
+
+/**
+ * A schema the SDK lists as given and never refuses by: the operation's own input decides (decodeArguments), so
+ * that an agent gets the same verdict, in the same Error body, as REST and tRPC.
+ */
+const listedSchema = (jsonSchema: Json): StandardSchemaWithJSON => ({
+  '~standard': {
+    version: 1,
+    vendor: 'petstore',
+    validate: (value: unknown) => ({ value }),
+    jsonSchema: { input: () => jsonSchema, output: () => jsonSchema },
+  },
+});
+
+/** The int64 fields of an input's JSON Schema (top level: an operation's input is an object of fields). */
+const int64Fields = (schema: Json) =>
+  Object.entries((schema.properties ?? {}) as Record<string, Json>)
+    .filter(([, field]) => field.format === 'int64')
+    .map(([name]) => name);
+
+/** Digit strings of int64 fields as the integers they spell (the one rule for an integer's spelling). */
+function decodeArguments(args: unknown, int64: readonly string[]): unknown {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
+  const decoded: Json = { ...(args as Json) };
+  for (const name of int64) {
+    const value = decoded[name];
+    if (typeof value === 'string') decoded[name] = integerOfText(value) ?? value;
+  }
+  return decoded;
+}
+
+/** An answer's int64 values (bigint) as digit strings, as the output schema says. */
+const agentValue = (value: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)),
+  );
+
+// ---- tools -----------------------------------------------------------------------------------------------
+
+interface Tool {
+  op: RestOperationContract;
+  /** The operation that answers (a paged one's `via`, whose body is the page). */
+  handler: string;
+  inputSchema: Json;
+  outputSchema: Json;
+  int64: string[];
+  paged: boolean;
+}
+
+function toolsOf(operations: readonly OperationContract[], deprecated: boolean): Tool[] {
+  const byId = new Map(operations.map((op) => [op.id, op]));
+  return operations.filter(isRestOperation).flatMap((op): Tool[] => {
+    if (op.deprecated !== undefined && !deprecated) return [];
+    const via = op.success.paged === undefined ? undefined : byId.get(op.success.paged.via);
+    const body = (via ?? op).success.body;
+    const input = modelJsonSchema(op.input, 'input');
+    return [
+      {
+        op,
+        handler: via?.id ?? op.id,
+        inputSchema: agentSchema(input, 'input') as Json,
+        outputSchema:
+          body === undefined
+            ? { type: 'object' }
+            : (agentSchema(modelJsonSchema(body.schema, 'output'), 'output') as Json),
+        int64: int64Fields(input),
+        paged: via !== undefined,
+      },
+    ];
+  });
+}
+
+const result = (value: unknown, isError = false): CallToolResult => {
+  const structured = agentValue(value) as Json;
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    ...(isError ? { isError: true } : {}),
+  };
+};
+
+/** A failure as a tool error carrying the contract's Error body (what REST would answer). */
+function toolError(
+  error: unknown,
+  onToolError: McpDeps['onToolError'],
+  op: OperationContract,
+): CallToolResult {
+  const known = toAppError(error);
+  if (known === undefined) onToolError(error, op.id);
+  return result((known ?? internalError()).toBody(), true);
+}
+
+function mcpServer(
+  tools: readonly Tool[],
+  call: Readonly<Record<string, Handler>>,
+  caller: Caller,
+  onToolError: McpDeps['onToolError'],
+) {
+  const server = new McpServer({ name: 'petstore', version: '1.0.0' });
+  for (const tool of tools) {
+    const { op } = tool;
+    const read = op.method === 'GET';
+    server.registerTool(
+      op.id,
+      {
+        title: op.summary,
+        description: `${op.description}${tool.paged ? ` Answers { items, nextCursor }: pass nextCursor back as \`cursor\` for the next page (null on the last); a page over ${MCP_PAGE_BYTES / 1024} KiB comes shorter, with its cursor.` : ''}`,
+        inputSchema: listedSchema(tool.inputSchema),
+        outputSchema: listedSchema(tool.outputSchema),
+        // From the HTTP method: a GET reads; anything else writes without destroying. A create is idempotent only
+        // when the call carries an idempotency key, which the annotation cannot know: it says no.
+        annotations: read
+          ? { readOnlyHint: true, openWorldHint: false }
+          : { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        _meta: { stability: op.stability },
+      },
+      async (args: unknown) => {
+        try {
+          const parsed = op.input.safeParse(decodeArguments(args, tool.int64));
+          if (!parsed.success)
+            throw new AppError('validation_failed', describeIssues(parsed.error, inputSubject(op)));
+          const answer = await (call[tool.handler] as Handler)(parsed.data, { caller });
+          if (!tool.paged) return result(answer);
+          return result(
+            await boundedPage(answer as Page, parsed.data as Json, call[tool.handler] as Handler, caller),
+          );
+        } catch (error) {
+          return toolError(error, onToolError, op);
+        }
+      },
+    );
+  }
+  return server;
+}
+
+interface Page {
+  items: unknown[];
+  nextCursor: string | null;
+}
+
+/** A page within MCP_PAGE_BYTES: when over, read again with as many items as fit, so the cursor is the domain's. */
+async function boundedPage(page: Page, input: Json, handle: Handler, caller: Caller): Promise<Page> {
+  const size = (value: unknown) => Buffer.byteLength(JSON.stringify(agentValue(value)));
+  if (size(page) <= MCP_PAGE_BYTES) return page;
+  let fit = page.items.length;
+  while (fit > 1 && size({ items: page.items.slice(0, fit), nextCursor: 'x'.repeat(200) }) > MCP_PAGE_BYTES)
+    fit -= 1;
+  return (await handle({ ...input, limit: fit }, { caller })) as Page;
+}
+
+// ---- HTTP ------------------------------------------------------------------------------------------------
+
+/** A parsed body's integers past 2^53 (bigint from our exact reader) in tool arguments as digit strings. */
+function forTheSdk(body: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(body, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)),
+  );
+}
+
+/**
+ * `/v1/mcp` and its RFC 9728 protected-resource metadata. Each request is admitted by the guard before anything is
+ * read (the API key, the caller's rate limit); a refused one is 401 with `WWW-Authenticate` naming the metadata.
+ */
+export function mcpRouter(deps: McpDeps): Router {
+  const contract = deps.contract ?? defaultContract;
+  const tools = toolsOf(Object.values(contract), deps.deprecatedTools ?? false);
+  const call = deps.handlers as Readonly<Record<string, Handler>>;
+  const handler = createMcpHandler(
+    (ctx) =>
+      mcpServer(tools, call, (ctx.authInfo?.extra?.caller as Caller) ?? { subject: '' }, deps.onToolError),
+    { legacy: 'stateless' },
+  );
+  const metadataUrl = (req: Parameters<RequestHandler>[0]) =>
+    getOAuthProtectedResourceMetadataUrl(new URL(`${requestBaseUrl(req, deps.publicBaseUrl)}/mcp`));
+
+  const router = express.Router();
+  router.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, (req, res) => {
+    const base = requestBaseUrl(req, deps.publicBaseUrl);
+    res.json({
+      resource: `${base}/mcp`,
+      resource_name: 'Pet Store API (MCP)',
+      bearer_methods_supported: ['header'],
+      resource_documentation: `${base.replace(/\/v1$/, '')}/docs`,
+    });
+  });
+  router.all(MCP_PATH, async (req, res) => {
+    labelResponse(res, MCP_LABEL);
+    try {
+      let caller: Caller;
+      try {
+        caller = await deps.guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
+      } catch (error) {
+        const known = toAppError(error);
+        if (known?.status === 401) {
+          const challenge = String(known.headers?.['WWW-Authenticate'] ?? 'Bearer realm="petstore"');
+          res.setHeader('WWW-Authenticate', `${challenge}, resource_metadata="${metadataUrl(req)}"`);
+          throw new AppError('unauthorized', known.message);
+        }
+        throw error;
+      }
+      const body = req.method === 'POST' ? forTheSdk((await readJsonBody(req, res)).value) : undefined;
+      const request = await toWebRequest(req, body);
+      // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
+      const response = await handler.fetch(request, {
+        authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra: { caller } },
+      });
+      res.statusCode = response.status;
+      response.headers.forEach((value, name) => {
+        res.setHeader(name, value);
+      });
+      res.end(Buffer.from(await response.arrayBuffer()));
+    } catch (error) {
+      handleError(error, req, res, deps.onInternalError);
+    }
+  });
+  return router;
+}

@@ -1,0 +1,341 @@
+// The MCP endpoint (/v1/mcp) through the official MCP client over real HTTP, on both databases and in both protocol
+// eras the SDK serves (2026-07-28 through `server/discover`, and the 2025 `initialize` handshake): the tools the
+// contract makes (names, schemas, annotations, output schemas), each tool called, paging through 250 pets with
+// nextCursor, the size bound, a bad key, a bad argument (the same Error as REST), int64 past 2^53 exact both
+// ways, a keyed create retried, the caller's rate limit.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { stringifyJson } from '@petstore/schema';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { timeouts } from '../../../tooling/vitest.shared.js';
+import { MCP_PAGE_BYTES } from '../src/mcp/mcp.js';
+import { call } from './support/http.js';
+import {
+  DATABASE_KINDS,
+  OTHER_API_KEY,
+  startTestServer,
+  TEST_API_KEY,
+  type TestServer,
+} from './support/test-server.js';
+
+vi.setConfig({ testTimeout: timeouts.server });
+
+type Json = Record<string, unknown>;
+type Era = 'modern' | 'legacy';
+interface ToolAnswer {
+  isError?: boolean;
+  structuredContent?: Json;
+  content: { type: string; text: string }[];
+}
+
+/** The official client connected to `server`: pinned to 2026-07-28, or the 2025 handshake. */
+async function connect(server: TestServer, era: Era, apiKey: string = TEST_API_KEY): Promise<Client> {
+  const client = new Client(
+    { name: 'petstore-test', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** One tools/call over raw HTTP in the 2025 stateless form (what any HTTP client can send), for exact bytes. */
+async function rawToolCall(server: TestServer, name: string, argumentsText: string): Promise<ToolAnswer> {
+  const response = await fetch(`${server.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TEST_API_KEY}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${argumentsText}}}`,
+  });
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  const json = text.startsWith('{')
+    ? text
+    : (text.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice(6);
+  return (JSON.parse(json) as { result: ToolAnswer }).result;
+}
+
+describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, 'mcp');
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe.each(['modern', 'legacy'] as const)('%s era', (era) => {
+    let client: Client;
+    beforeAll(async () => {
+      client = await connect(server, era);
+    });
+    afterAll(async () => {
+      await client?.close();
+    });
+    const callTool = async (name: string, args: Json) =>
+      (await client.callTool({ name, arguments: args })) as unknown as ToolAnswer;
+
+    it('negotiates the era asked for', () => {
+      expect(client.getProtocolEra()).toBe(era);
+      expect(client.getNegotiatedProtocolVersion()).toBe(era === 'modern' ? '2026-07-28' : '2025-11-25');
+    });
+
+    it('lists one tool per REST operation of the contract, with annotations and output schemas; getPet hidden', async () => {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['createPet', 'listPets']);
+      const list = tools.find((tool) => tool.name === 'listPets');
+      expect(list?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+      expect(list?.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+      });
+      expect(list?.outputSchema).toMatchObject({
+        type: 'object',
+        properties: { items: { type: 'array' }, nextCursor: {} },
+      });
+      const create = tools.find((tool) => tool.name === 'createPet');
+      expect(create?.annotations).toEqual({
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      });
+      const input = create?.inputSchema as { properties: Record<string, Json>; required: string[] };
+      expect(Object.keys(input.properties).sort()).toEqual([
+        'categoryId',
+        'idempotencyKey',
+        'name',
+        'status',
+      ]);
+      expect(input.required.sort()).toEqual(['categoryId', 'name']);
+      // int64: a safe JSON integer or any int64 as digits; answered as digits.
+      expect(input.properties.categoryId).toMatchObject({
+        anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }],
+      });
+      expect(
+        (create?.outputSchema as { properties: Record<string, Json> } | undefined)?.properties.id,
+      ).toMatchObject({
+        type: 'string',
+      });
+    });
+
+    it('creates and lists pets, int64 past 2^53 exact both ways; the text is the structured answer', async () => {
+      const created = await callTool('createPet', {
+        name: `Rex ${era}`,
+        categoryId: '9007199254740993',
+        status: 'available',
+      });
+      expect(created.isError).toBeFalsy();
+      expect(created.structuredContent).toMatchObject({ name: `Rex ${era}`, categoryId: '9007199254740993' });
+      expect(JSON.parse(created.content[0]?.text ?? '')).toEqual(created.structuredContent);
+      const id = (created.structuredContent as { id: string }).id;
+      // The row REST reads is the one MCP wrote, to the digit.
+      expect((await call(server.baseUrl, `/pets/${id}`)).text).toContain('"categoryId":9007199254740993');
+      const listed = await callTool('listPets', { limit: 100, status: 'available' });
+      expect((listed.structuredContent?.items as Json[] | undefined)?.some((pet) => pet.id === id)).toBe(
+        true,
+      );
+    });
+
+    it('answers a bad argument with the same Error body as REST', async () => {
+      for (const [args, query] of [
+        [{ limit: 0 }, 'limit=0'],
+        [{ limit: 101 }, 'limit=101'],
+        [{ status: 'lost' }, 'status=lost'],
+        [{ cursor: 'forged' }, 'cursor=forged'],
+      ] as const) {
+        const answer = await callTool('listPets', args);
+        expect(answer.isError, JSON.stringify(args)).toBe(true);
+        expect(answer.structuredContent).toEqual((await call(server.baseUrl, `/pets?${query}`)).body);
+      }
+      const bad = await callTool('createPet', { name: ' ', categoryId: 1 });
+      expect(bad.isError).toBe(true);
+      const rest = await call(server.baseUrl, '/pets', {
+        method: 'POST',
+        body: '{"name":" ","categoryId":1}',
+      });
+      expect(bad.structuredContent).toEqual(rest.body);
+    });
+
+    it('replays a keyed create retried once: one pet', async () => {
+      const args = { name: `Keyed ${era}`, categoryId: 7, idempotencyKey: `mcp-${kind}-${era}` };
+      const first = await callTool('createPet', args);
+      const again = await callTool('createPet', args);
+      expect(again.structuredContent).toEqual(first.structuredContent);
+      const other = await callTool('createPet', { ...args, name: 'Someone else' });
+      expect(other.structuredContent).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
+    });
+  });
+
+  it('pages through 250 pets with nextCursor: each once, in id order', async () => {
+    const paging = await startTestServer(kind, 'mcp-paging');
+    const client = await connect(paging, 'modern');
+    try {
+      for (let index = 0; index < 250; index++) {
+        await call(paging.baseUrl, '/pets', {
+          method: 'POST',
+          body: `{"name":"p${index}","categoryId":${index}}`,
+        });
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = (await client.callTool({
+          name: 'listPets',
+          arguments: cursor === null ? { limit: 100 } : { limit: 100, cursor },
+        })) as unknown as ToolAnswer;
+        const { items, nextCursor } = page.structuredContent as {
+          items: { id: string }[];
+          nextCursor: string | null;
+        };
+        seen.push(...items.map((pet) => pet.id));
+        cursor = nextCursor;
+      } while (cursor !== null);
+      expect(seen).toHaveLength(250);
+      const ids = seen.map(BigInt);
+      expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(new Set(seen).size).toBe(250);
+      // Without a limit: the contract's default page.
+      const first = (await client.callTool({ name: 'listPets', arguments: {} })) as unknown as ToolAnswer;
+      expect((first.structuredContent?.items as unknown[] | undefined)?.length).toBe(20);
+    } finally {
+      await client.close();
+      await paging.close();
+    }
+  });
+
+  it(`answers a page over ${MCP_PAGE_BYTES / 1024} KiB shorter, with the cursor where it stopped`, async () => {
+    const big = await startTestServer(kind, 'mcp-big');
+    const client = await connect(big, 'legacy');
+    try {
+      const name = '\u{1F415}'.repeat(255); // 1,020 bytes of UTF-8
+      for (let index = 0; index < 100; index++) {
+        await call(big.baseUrl, '/pets', {
+          method: 'POST',
+          body: stringifyJson({ name, categoryId: index }),
+        });
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page = (await client.callTool({
+          name: 'listPets',
+          arguments: cursor === null ? { limit: 100 } : { limit: 100, cursor },
+        })) as unknown as ToolAnswer;
+        expect(Buffer.byteLength(page.content[0]?.text ?? '')).toBeLessThanOrEqual(MCP_PAGE_BYTES);
+        const { items, nextCursor } = page.structuredContent as {
+          items: { id: string }[];
+          nextCursor: string | null;
+        };
+        expect(items.length).toBeGreaterThan(0);
+        seen.push(...items.map((pet) => pet.id));
+        cursor = nextCursor;
+        pages += 1;
+      } while (cursor !== null);
+      expect(pages).toBeGreaterThan(1);
+      expect(new Set(seen).size).toBe(100);
+    } finally {
+      await client.close();
+      await big.close();
+    }
+  });
+
+  it('takes an int64 past 2^53 as an exact JSON number too, and refuses one out of range', async () => {
+    const created = await rawToolCall(server, 'createPet', '{"name":"Big","categoryId":9223372036854775807}');
+    expect(created.structuredContent).toMatchObject({ categoryId: '9223372036854775807' });
+    const over = await rawToolCall(server, 'createPet', '{"name":"Big","categoryId":9223372036854775808}');
+    expect(over.isError).toBe(true);
+    expect(over.structuredContent).toMatchObject({ code: 'validation_failed', status: 400 });
+  });
+
+  it('refuses a request without a valid key with 401 and the protected-resource metadata to find', async () => {
+    for (const authorization of [undefined, 'Bearer not-a-key-of-ours']) {
+      const response = await fetch(`${server.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer realm="petstore"/);
+      const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1] ?? '';
+      expect((await response.json()) as Json).toMatchObject({ code: 'unauthorized', status: 401 });
+      const metadata = (await (await fetch(metadataUrl)).json()) as Json;
+      expect(metadata).toMatchObject({
+        resource: `${server.baseUrl}/mcp`,
+        bearer_methods_supported: ['header'],
+      });
+    }
+    // The official client surfaces the refusal at connect.
+    await expect(connect(server, 'legacy', 'not-a-key-of-ours')).rejects.toThrow();
+  });
+
+  it("counts MCP requests against the caller's rate limit, as REST and tRPC", async () => {
+    const limited = await startTestServer(kind, 'mcp-limit', {
+      rateLimitPerMinute: 3,
+      apiKeys: [TEST_API_KEY, OTHER_API_KEY],
+    });
+    try {
+      const statuses: number[] = [];
+      for (let index = 0; index < 5; index++) {
+        const response = await fetch(`${limited.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${TEST_API_KEY}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-06-18',
+          },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        });
+        statuses.push(response.status);
+        if (response.status === 429) expect(response.headers.get('retry-after')).not.toBeNull();
+        await response.arrayBuffer();
+      }
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
+      expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('serves getPet as a tool when the deployment asks for deprecated tools', async () => {
+    const withDeprecated = await startTestServer(kind, 'mcp-deprecated', { mcpDeprecatedTools: true });
+    const client = await connect(withDeprecated, 'modern');
+    try {
+      const { tools } = await client.listTools();
+      const get = tools.find((tool) => tool.name === 'getPet');
+      expect(get?.description).toMatch(/Deprecated/);
+      expect(get?._meta).toMatchObject({ stability: 'stable' });
+      const created = await call(withDeprecated.baseUrl, '/pets', {
+        method: 'POST',
+        body: '{"name":"Kit","categoryId":5}',
+      });
+      const { id } = created.body as { id: bigint };
+      const read = (await client.callTool({
+        name: 'getPet',
+        arguments: { petId: String(id) },
+      })) as unknown as ToolAnswer;
+      expect(read.structuredContent).toEqual({ id: String(id), name: 'Kit', categoryId: '5' });
+      const missing = (await client.callTool({
+        name: 'getPet',
+        arguments: { petId: '9223372036854775807' },
+      })) as unknown as ToolAnswer;
+      expect(missing.structuredContent).toMatchObject({ code: 'pet_not_found', status: 404 });
+    } finally {
+      await client.close();
+      await withDeprecated.close();
+    }
+  });
+});
