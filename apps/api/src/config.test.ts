@@ -22,6 +22,7 @@ describe('parseConfig', () => {
       appEnv: undefined,
       logLevel: 'info',
       idempotencyKeyTtlSeconds: 86_400,
+      mcpDeprecatedTools: false,
       serverLimits: {
         requestTimeoutMs: 30_000,
         headersTimeoutMs: 10_000,
@@ -58,6 +59,7 @@ describe('parseConfig', () => {
         DATABASE_READ_MAX_LAG_MS: '500',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
         OTEL_SERVICE_NAME: 'pets-eu',
+        MCP_DEPRECATED_TOOLS: 'true',
       }),
     ).toEqual({
       port: 8080,
@@ -76,6 +78,7 @@ describe('parseConfig', () => {
       appEnv: 'staging',
       logLevel: 'warn',
       idempotencyKeyTtlSeconds: 3_600,
+      mcpDeprecatedTools: true,
       serverLimits: {
         requestTimeoutMs: 20_000,
         headersTimeoutMs: 5_000,
