@@ -1,10 +1,11 @@
 // Keeps the recipe "Adding an operation" (docs/development.md) true: a test contract, the real one plus one
 // operation with a path parameter AND a body (updatePet: PUT /pets/{petId}, tRPC pets.update), and every surface
 // built from it with no code written for the operation but its entry and its handler: the REST route and the
-// tRPC procedure (the real app on a real port), the OpenAPI document, a REST client method, the conformance
-// suite's status list and the contract guard's description. The handler is a function here: what is under test
+// tRPC procedure (the real app on a real port), the MCP tool, the OpenAPI document, a REST client method, the
+// conformance suite's status list and the contract guard's description. The handler is a function here: what is under test
 // is the surfaces, not the database.
 
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 // As the other client tests do until the client no longer depends on this app (issue 26, item 1).
 import { createRestClient } from '@petstore/client';
 import { documentedStatusTable } from '@petstore/conformance';
@@ -215,6 +216,66 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
     expect(invalid.body.error.json.data.error.message).toMatch(/^petId: /);
     // A mutation, as the contract says: not served to GET.
     expect((await send('GET', '/trpc/pets.update')).status).toBe(405);
+  });
+
+  it('MCP: an updatePet tool, its schemas and annotations from the entry, over the same handler', async () => {
+    const client = new Client({ name: 'add-operation', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TEST_API_KEY}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      // The new operation's tool beside the real contract's (getPet, deprecated, stays hidden).
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['createPet', 'listPets', 'updatePet']);
+      const update = tools.find((tool) => tool.name === 'updatePet');
+      expect(update?.title).toBe(updatePet.summary);
+      expect(update?.description).toBe(updatePet.description);
+      expect(update?._meta).toMatchObject({ stability: 'experimental' });
+      // The input is the union of the path parameter and the body's fields; int64 as an integer or its digits.
+      const input = update?.inputSchema as { properties: Record<string, Json>; required: string[] };
+      expect(Object.keys(input.properties).sort()).toEqual(['categoryId', 'name', 'petId', 'status']);
+      expect(input.required.sort()).toEqual(['categoryId', 'name', 'petId']);
+      for (const int64 of ['petId', 'categoryId']) {
+        expect(input.properties[int64], int64).toMatchObject({
+          anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }],
+        });
+      }
+      // The output is the success body (a Pet), int64 as digits.
+      const output = update?.outputSchema as { properties: Record<string, Json>; required: string[] };
+      expect(Object.keys(output.properties).sort()).toEqual(['categoryId', 'id', 'name', 'status']);
+      expect(output.required.sort()).toEqual(['categoryId', 'id', 'name']);
+      expect(output.properties.id).toMatchObject({ type: 'string', pattern: '^-?[0-9]+$' });
+      // A PUT writes (not read-only), replaces what was there (destructive, as MCP means it: more than additive)
+      // and is idempotent by HTTP's definition.
+      expect(update?.annotations).toEqual({
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+
+      received.length = 0;
+      const answer = (await client.callTool({
+        name: 'updatePet',
+        arguments: { petId: '7', name: 'Rex', categoryId: 1, status: 'sold' },
+      })) as { isError?: boolean; structuredContent?: Json };
+      expect(answer.isError).toBeFalsy();
+      expect(answer.structuredContent).toEqual({ id: '7', name: 'Rex', categoryId: '1', status: 'sold' });
+      expect(received).toEqual([{ petId: 7n, name: 'Rex', categoryId: 1n, status: 'sold' }]);
+      // The handler's error is the contract's Error body, as REST answers it.
+      const missing = (await client.callTool({
+        name: 'updatePet',
+        arguments: { petId: String(MISSING_PET), name: 'Rex', categoryId: 1 },
+      })) as { isError?: boolean; structuredContent?: Json };
+      expect(missing.isError).toBe(true);
+      expect(missing.structuredContent).toEqual(
+        (await send('PUT', `/pets/${MISSING_PET}`, { name: 'Rex', categoryId: 1 })).body,
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   it('OpenAPI: the document of the test contract has the path with its parameter and request body', async () => {

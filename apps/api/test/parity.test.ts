@@ -1,9 +1,13 @@
-// Same input, same verdict, on both transports. Generated logical inputs (int64 edges, Unicode edges, missing,
-// unknown and repeated fields, statuses, limits, cursors) go to REST and, as the equivalent tRPC call, to tRPC
-// (as @trpc/client writes it, bigints annotated, and as plain JSON numbers); the status (201 on REST is 200 on
-// tRPC), the Error code and what was stored (read back over both) must agree. How each REST input maps to a tRPC
-// input: docs/interface-decisions.md "REST and tRPC inputs".
+// Same input, same verdict, on every transport. Generated logical inputs (int64 edges, Unicode edges, missing,
+// unknown and repeated fields, statuses, limits, cursors) go to REST, as the equivalent tRPC call to tRPC (as
+// @trpc/client writes it, bigints annotated, and as plain JSON numbers), and as the equivalent MCP tool call to
+// /v1/mcp (tools/call over raw HTTP, the arguments the very JSON text REST gets, so int64 edges travel as exact
+// JSON numbers; an int64 field also as its digit string, the other spelling MCP takes); the status (201 on REST
+// is 200 on tRPC and a result without isError on MCP), the Error code and what was stored (read back over the
+// other transports) must agree. How each REST input maps to a tRPC input: docs/interface-decisions.md "REST and tRPC
+// inputs"; to an MCP tool's arguments: src/mcp/mcp.ts (the tRPC input, int64 also as digits).
 import { parseJson } from '@petstore/schema';
+import { integerOfText } from '@petstore/schema/internal';
 import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +18,7 @@ import {
   edgeStatus,
   edgeString,
   logicalInput,
+  mcpToolCall,
   plainEnvelope,
   plainJson,
   superjsonEnvelope,
@@ -23,10 +28,15 @@ import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-s
 
 const RUNS = 200;
 const AUTH = { authorization: `Bearer ${TEST_API_KEY}` };
+/** The headers of MCP's stateless Streamable HTTP (the 2025 revisions: no session, one POST per call). */
+const MCP = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 interface Verdict {
-  /** 2xx as one class (REST's 201 is tRPC's 200); otherwise the status. */
-  status: number | 'success';
+  /**
+   * 2xx as one class (REST's 201 is tRPC's 200 and MCP's result without isError); otherwise the status (MCP's
+   * in its Error body; a JSON-RPC error, which no other transport has, as its own kind, its message as the code).
+   */
+  status: number | 'success' | `JSON-RPC error ${string}`;
   code: string | undefined;
   /** The answer's data, bigints as exact digits. */
   data: string | undefined;
@@ -56,6 +66,82 @@ function trpcVerdict(reply: RawReply): Verdict {
   return { status: reply.status, code: body.error?.json.data.error.code, data: undefined };
 }
 
+type Json = Record<string, unknown>;
+/** The pattern by which a tool's output schema marks an int64 sent as its digits (src/mcp/mcp.ts). */
+const INT64_DIGITS = '^-?[0-9]+$';
+
+/** An MCP answer in REST's form: what the output schema marks as int64 digits, as the exact integer. */
+function restForm(value: unknown, schema: Json | undefined): unknown {
+  if (schema === undefined) return value;
+  if (typeof value === 'string' && schema.pattern === INT64_DIGITS) return BigInt(value);
+  if (Array.isArray(value)) return value.map((item) => restForm(item, schema.items as Json | undefined));
+  if (typeof value !== 'object' || value === null) return value;
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, restForm(item, properties[key])]),
+  );
+}
+
+/** The JSON-RPC message of an MCP reply, sent as JSON or as the `data:` line of an SSE event. */
+function mcpMessage(text: string): {
+  result?: { isError?: boolean; structuredContent?: Json };
+  error?: { code: number; message: string };
+} {
+  const json = text.startsWith('{')
+    ? text
+    : (text.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice(6);
+  return JSON.parse(json);
+}
+
+/**
+ * An MCP tool call's verdict: a result without isError is the success, its output in REST's form (`outputSchema`
+ * says which strings are int64); an isError result carries the contract's Error body. A request refused before
+ * it reaches a tool (the body reader's malformed_json) answers that Error body over HTTP, as REST does.
+ */
+function mcpVerdict(reply: RawReply, outputSchema: Json | undefined): Verdict {
+  if (reply.status !== 200) {
+    const body = parseJson(reply.text) as { code?: string };
+    return { status: reply.status, code: body.code, data: undefined };
+  }
+  const message = mcpMessage(reply.text);
+  if (message.result === undefined)
+    return { status: `JSON-RPC error ${message.error?.code}`, code: message.error?.message, data: undefined };
+  const content = message.result.structuredContent ?? {};
+  if (message.result.isError === true)
+    return { status: content.status as number, code: content.code as string, data: undefined };
+  return { status: 'success', code: undefined, data: canonical(restForm(content, outputSchema)) };
+}
+
+/** A REST list's answer as the page the list tool answers: the array as `items`, the Link's cursor as `nextCursor`. */
+function restPage(reply: RawReply): Verdict {
+  const verdict = restVerdict(reply);
+  if (verdict.status !== 'success') return verdict;
+  const link = reply.headers.get('link');
+  const nextCursor =
+    link === null ? null : new URL(link.slice(1, link.indexOf('>'))).searchParams.get('cursor');
+  return { ...verdict, data: `{"items":${verdict.data},"nextCursor":${JSON.stringify(nextCursor)}}` };
+}
+
+/**
+ * The input as MCP reads it: an int64 field given as a string that spells an integer is that integer (the one
+ * rule, integerOfText), where REST and tRPC refuse a string; undefined when MCP reads it as they do.
+ */
+function asMcpReads(
+  input: Record<string, unknown>,
+  int64: readonly string[],
+): Record<string, unknown> | undefined {
+  const spelled = int64.filter(
+    (name) => typeof input[name] === 'string' && integerOfText(input[name] as string) !== undefined,
+  );
+  if (spelled.length === 0) return undefined;
+  return {
+    ...input,
+    ...Object.fromEntries(
+      spelled.map((name) => [name, BigInt(integerOfText(input[name] as string) as number | bigint)]),
+    ),
+  };
+}
+
 /** A verdict with the created pet's id blanked: two creates of the same pet differ only there. */
 const withoutId = (verdict: Verdict): Verdict => ({
   ...verdict,
@@ -79,12 +165,35 @@ function withDuplicateKey(text: string, input: Record<string, unknown>): string 
   return `{${JSON.stringify(key)}:${plainJson(input[key])},${text.slice(1)}`;
 }
 
-describe('REST and tRPC give the same verdict to the same input', () => {
+describe('REST, tRPC and MCP give the same verdict to the same input', () => {
   let server: TestServer;
   const agent = fuzzAgent();
   let sent = 0;
+  /** Each tool's output schema and int64 input fields, as tools/list gives them. */
+  const tools = new Map<string, { outputSchema: Json; int64: string[] }>();
   beforeAll(async () => {
-    server = await startTestServer('pglite', 'parity');
+    // getPet is a tool only on a deployment that serves deprecated tools: served here, so its inputs go to MCP too.
+    server = await startTestServer('pglite', 'parity', { mcpDeprecatedTools: true });
+    const listed = mcpMessage(
+      (
+        await send('/mcp', {
+          method: 'POST',
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+          headers: MCP,
+        })
+      ).text,
+    ).result as unknown as {
+      tools: { name: string; inputSchema: { properties: Record<string, Json> }; outputSchema: Json }[];
+    };
+    for (const tool of listed.tools) {
+      const int64 = Object.entries(tool.inputSchema.properties)
+        .filter(([, field]) =>
+          (field.anyOf as Json[] | undefined)?.some((kind) => kind.pattern === INT64_DIGITS),
+        )
+        .map(([name]) => name);
+      tools.set(tool.name, { outputSchema: tool.outputSchema, int64 });
+    }
+    expect([...tools.keys()].sort()).toEqual(['createPet', 'getPet', 'listPets']);
   });
   afterAll(async () => {
     agent.destroy();
@@ -109,6 +218,47 @@ describe('REST and tRPC give the same verdict to the same input', () => {
   };
   const trpcGet = (procedure: string, input: string) =>
     send(`/trpc/${procedure}?input=${encodeURIComponent(input)}`);
+  /** One tools/call, its arguments the JSON text given, and its verdict. */
+  const mcpCall = async (tool: string, argumentsText: string) =>
+    mcpVerdict(
+      await send('/mcp', { method: 'POST', body: mcpToolCall(tool, argumentsText), headers: MCP }),
+      tools.get(tool)?.outputSchema,
+    );
+  /** An MCP-created pet read back over REST: stored exactly as MCP answered. */
+  const expectStoredAsAnswered = async (verdict: Verdict, what: string) => {
+    if (verdict.status !== 'success') return;
+    const { id } = parseJson(verdict.data as string) as { id: number | bigint };
+    expect(restVerdict(await send(`/pets/${id}`)).data, `${what}: read back`).toEqual(verdict.data);
+  };
+
+  /**
+   * createPet's input over MCP: its arguments the very text REST got, and (an int64 field given as an integer)
+   * with that field as its digit string; the same verdict as REST's, and the pet stored as answered. An int64 field
+   * given as a string that spells an integer is that integer over MCP (REST refuses a string): its REST verdict is
+   * the integer's.
+   */
+  const expectMcpAsRest = async (
+    input: Record<string, unknown>,
+    restText: string,
+    duplicate: boolean,
+    rest: Verdict,
+  ) => {
+    const { int64 } = tools.get('createPet') as { int64: string[] };
+    const read = duplicate ? undefined : asMcpReads(input, int64);
+    const expected =
+      read === undefined ? rest : restVerdict(await send('/pets', { method: 'POST', body: plainJson(read) }));
+    const mcp = await mcpCall('createPet', restText);
+    const what = `MCP ${restText}${read === undefined ? '' : ` read as REST ${plainJson(read)}`}`;
+    expect(withoutId(mcp), what).toEqual(withoutId(expected));
+    await expectStoredAsAnswered(mcp, what);
+    if (duplicate) return;
+    for (const name of int64.filter((field) => typeof input[field] === 'bigint')) {
+      const spelled = plainJson({ ...input, [name]: String(input[name]) });
+      const digits = await mcpCall('createPet', spelled);
+      expect(withoutId(digits), `MCP ${spelled} / REST ${restText}`).toEqual(withoutId(rest));
+      await expectStoredAsAnswered(digits, `MCP ${spelled}`);
+    }
+  };
 
   it(
     'createPet: same verdict, same stored pet',
@@ -126,7 +276,12 @@ describe('REST and tRPC give the same verdict to the same input', () => {
             },
           ),
           categoryId: fc.option(
-            fc.oneof({ weight: 6, arbitrary: edgeInteger }, { weight: 1, arbitrary: edgeString }),
+            fc.oneof(
+              { weight: 6, arbitrary: edgeInteger },
+              { weight: 1, arbitrary: edgeString },
+              // An int64 as its digits: a string REST and tRPC refuse, and the integer's other spelling over MCP.
+              { weight: 1, arbitrary: edgeInteger.map(String) },
+            ),
             { freq: 10, nil: undefined },
           ),
           status: fc.option(
@@ -153,6 +308,7 @@ describe('REST and tRPC give the same verdict to the same input', () => {
             const trpc = trpcVerdict(await send('/trpc/pets.create', { method: 'POST', body: trpcText }));
             const what = `REST ${restText} / tRPC ${trpcText}`;
             expect(withoutId(trpc), what).toEqual(withoutId(rest));
+            await expectMcpAsRest(input, restText, duplicate, rest);
             if (rest.status !== 'success' || trpc.status !== 'success') return;
             // Read back, each over the other transport: stored exactly as answered.
             const restId = (parseJson(rest.data as string) as { id: number | bigint }).id;
@@ -188,9 +344,15 @@ describe('REST and tRPC give the same verdict to the same input', () => {
           const search = new URLSearchParams(
             Object.entries(input).map(([name, value]): [string, string] => [name, String(value)]),
           ).toString();
-          const rest = restVerdict(await send(`/pets${search === '' ? '' : `?${search}`}`));
+          const restReply = await send(`/pets${search === '' ? '' : `?${search}`}`);
+          const rest = restVerdict(restReply);
           const trpc = trpcVerdict(await trpcGet('pets.list', envelope(input, annotated)));
           expect(trpc, `REST ?${search} / tRPC ${envelope(input, annotated)}`).toEqual(rest);
+          // The list tool answers the page as { items, nextCursor }: REST's array and its Link's cursor. (Pages
+          // here stay far under MCP_PAGE_BYTES, which would take 40 names of a kilobyte among 100 pets, so the
+          // tool's page is REST's whole page.) No int64 field: the arguments are the tRPC input's JSON.
+          const mcp = await mcpCall('listPets', plainJson(input));
+          expect(mcp, `REST ?${search} / MCP ${plainJson(input)}`).toEqual(restPage(restReply));
         }),
         fuzzParameters(RUNS),
       );
@@ -216,6 +378,11 @@ describe('REST and tRPC give the same verdict to the same input', () => {
           const rest = restVerdict(await send(`/pets/${encodeURIComponent(String(id))}`));
           const trpc = trpcVerdict(await trpcGet('pets.get', envelope({ petId: id }, annotated)));
           expect(trpc, `petId ${String(id)}`).toEqual(rest);
+          // Over MCP as JSON (an integer as its exact number, text as a string) and as the path's text: a string
+          // for an int64 is read by the rule a path segment is, so both spellings are REST's logical value.
+          for (const args of new Set([plainJson({ petId: id }), JSON.stringify({ petId: String(id) })])) {
+            expect(await mcpCall('getPet', args), `MCP ${args} / REST petId ${String(id)}`).toEqual(rest);
+          }
         }),
         fuzzParameters(RUNS),
       );
@@ -240,6 +407,11 @@ describe('REST and tRPC give the same verdict to the same input', () => {
             const json = (fields: Record<string, unknown>) =>
               JSON.stringify(fields, (_key, item) => (item === SPELLED ? rawJSON(text) : item));
             const what = `${field} spelled ${text}`;
+            // Over MCP as the JSON number, and (an int64 field: petId, categoryId, not limit) as a string of it.
+            const mcpSpellings = (fields: Record<string, unknown>) => [
+              json(fields),
+              ...(field === 'limit' ? [] : [JSON.stringify({ ...fields, [field]: text })]),
+            ];
             if (field === 'categoryId') {
               const body = json({ name: 'Rex', categoryId: SPELLED });
               const rest = restVerdict(await send('/pets', { method: 'POST', body }));
@@ -247,18 +419,26 @@ describe('REST and tRPC give the same verdict to the same input', () => {
                 await send('/trpc/pets.create', { method: 'POST', body: `{"json":${body}}` }),
               );
               expect(withoutId(trpc), what).toEqual(withoutId(rest));
+              for (const args of mcpSpellings({ name: 'Rex', categoryId: SPELLED })) {
+                const mcp = await mcpCall('createPet', args);
+                expect(withoutId(mcp), `${what}: MCP ${args}`).toEqual(withoutId(rest));
+                await expectStoredAsAnswered(mcp, `${what}: MCP ${args}`);
+              }
               return;
             }
-            const rest = restVerdict(
-              await send(
-                field === 'limit'
-                  ? `/pets?limit=${encodeURIComponent(text)}`
-                  : `/pets/${encodeURIComponent(text)}`,
-              ),
+            const restReply = await send(
+              field === 'limit'
+                ? `/pets?limit=${encodeURIComponent(text)}`
+                : `/pets/${encodeURIComponent(text)}`,
             );
+            const rest = restVerdict(restReply);
             const procedure = field === 'limit' ? 'pets.list' : 'pets.get';
             const trpc = trpcVerdict(await trpcGet(procedure, `{"json":${json({ [field]: SPELLED })}}`));
             expect(trpc, what).toEqual(rest);
+            for (const args of mcpSpellings({ [field]: SPELLED })) {
+              const mcp = await mcpCall(field === 'limit' ? 'listPets' : 'getPet', args);
+              expect(mcp, `${what}: MCP ${args}`).toEqual(field === 'limit' ? restPage(restReply) : rest);
+            }
           },
         ),
         fuzzParameters(RUNS),
@@ -281,9 +461,11 @@ describe('REST and tRPC give the same verdict to the same input', () => {
             const trpc = trpcVerdict(
               await send('/trpc/pets.create', { method: 'POST', body: `{"json":${body}}` }),
             );
+            const mcp = await mcpCall('createPet', body);
             const what = `name ${JSON.stringify(name)}`;
             expect(rest.status, what).toBe(visible === undefined ? 400 : 'success');
             expect({ ...trpc, data: undefined }, what).toEqual({ ...rest, data: undefined });
+            expect(withoutId(mcp), what).toEqual(withoutId(rest));
           },
         ),
         fuzzParameters(RUNS),
@@ -293,40 +475,55 @@ describe('REST and tRPC give the same verdict to the same input', () => {
   );
 
   it(
-    'Idempotency-Key: one rule for the header and the tRPC field, and one key across transports',
+    'Idempotency-Key: one rule for the header, the tRPC field and the MCP argument, and one key across transports',
     async () => {
       let run = 0;
+      const TRANSPORTS = ['REST', 'tRPC', 'MCP'] as const;
+      const orders = TRANSPORTS.flatMap((first) =>
+        TRANSPORTS.filter((second) => second !== first).map((second) => [
+          first,
+          second,
+          ...TRANSPORTS.filter((third) => third !== first && third !== second),
+        ]),
+      );
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom('', ' ', '  ', '\t'),
           fc.stringMatching(/^[ -~]{0,12}$/),
           fc.constantFrom('', ' ', '  ', '\t'),
-          fc.boolean(),
-          async (lead, middle, trail, restFirst) => {
+          fc.constantFrom(...orders),
+          async (lead, middle, trail, order) => {
             // A fresh key each run (the run number inside), with the generated edges around it.
             const key = `${lead}k${++run}-${Date.now()}${middle}${trail}`;
             const body = plainJson({ name: 'Rex', categoryId: 7n });
-            const overRest = async () =>
-              restVerdict(await send('/pets', { method: 'POST', body, headers: { 'idempotency-key': key } }));
-            const overTrpc = async () =>
-              trpcVerdict(
-                await send('/trpc/pets.create', {
-                  method: 'POST',
-                  body: `{"json":${plainJson({ name: 'Rex', categoryId: 7n, idempotencyKey: key })}}`,
-                }),
-              );
-            const first = restFirst ? await overRest() : await overTrpc();
-            const second = restFirst ? await overTrpc() : await overRest();
-            const what = `key ${JSON.stringify(key)}, ${restFirst ? 'REST then tRPC' : 'tRPC then REST'}`;
+            const keyed = plainJson({ name: 'Rex', categoryId: 7n, idempotencyKey: key });
+            const over = {
+              REST: async () =>
+                restVerdict(
+                  await send('/pets', { method: 'POST', body, headers: { 'idempotency-key': key } }),
+                ),
+              tRPC: async () =>
+                trpcVerdict(await send('/trpc/pets.create', { method: 'POST', body: `{"json":${keyed}}` })),
+              // Over MCP the key is the tool's `idempotencyKey` argument, as tRPC's input field.
+              MCP: () => mcpCall('createPet', keyed),
+            };
+            const verdicts: Partial<Record<(typeof TRANSPORTS)[number], Verdict>> = {};
+            for (const transport of order) verdicts[transport] = await over[transport]();
+            const what = `key ${JSON.stringify(key)}, ${order.join(' then ')}`;
             // HTTP drops whitespace around a header value: a key with any has no REST spelling, and is refused on
-            // tRPC rather than stored as a key no REST retry could repeat.
+            // tRPC and MCP rather than stored as a key no REST retry could repeat.
             if (key !== key.trim()) {
-              const trpc = restFirst ? second : first;
-              expect(trpc, what).toMatchObject({ status: 400, code: 'invalid_idempotency_key' });
+              for (const transport of ['tRPC', 'MCP'] as const) {
+                expect(verdicts[transport], `${what}: ${transport}`).toMatchObject({
+                  status: 400,
+                  code: 'invalid_idempotency_key',
+                });
+              }
               return;
             }
-            // Same key, same body, same caller: the second is a replay of the first, whichever way each came.
-            expect(second, what).toEqual(first);
+            // Same key, same body, same caller: the later ones replay the first, whichever way each came.
+            const [first, ...later] = order.map((transport) => verdicts[transport]);
+            for (const verdict of later) expect(verdict, what).toEqual(first);
           },
         ),
         fuzzParameters(RUNS),

@@ -199,11 +199,19 @@ function mcpServer(
         description: `${op.description}${tool.paged ? ` Answers { items, nextCursor }: pass nextCursor back as \`cursor\` for the next page (null on the last); a page over ${MCP_PAGE_BYTES / 1024} KiB comes shorter, with its cursor.` : ''}`,
         inputSchema: listedSchema(tool.inputSchema),
         outputSchema: listedSchema(tool.outputSchema),
-        // From the HTTP method: a GET reads; anything else writes without destroying. A create is idempotent only
-        // when the call carries an idempotency key, which the annotation cannot know: it says no.
+        // From the HTTP method (RFC 9110 section 9.2): a GET reads. A POST creates, which MCP calls additive (not
+        // destructive); it is idempotent only when the call carries an idempotency key, which the annotation cannot
+        // know: it says no. A PUT replaces and a DELETE removes: idempotent by HTTP's definition (section 9.2.2:
+        // the same call twice leaves what once does), and destructive as MCP means it (more than additive: what
+        // was there is overwritten or gone); a PATCH is destructive and, by HTTP, not idempotent.
         annotations: read
           ? { readOnlyHint: true, openWorldHint: false }
-          : { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+          : {
+              readOnlyHint: false,
+              destructiveHint: op.method !== 'POST',
+              idempotentHint: op.method === 'PUT' || op.method === 'DELETE',
+              openWorldHint: false,
+            },
         _meta: { stability: op.stability },
       },
       async (args: unknown) => {
@@ -242,10 +250,26 @@ async function boundedPage(page: Page, input: Json, handle: Handler, caller: Cal
 
 // ---- HTTP ------------------------------------------------------------------------------------------------
 
-/** A parsed body's integers past 2^53 (bigint from our exact reader) in tool arguments as digit strings. */
-function forTheSdk(body: unknown): unknown {
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * A parsed body for the SDK, which reads JSON itself (and would round): each integer past 2^53 (a bigint from our
+ * exact reader) as its digit string, the spelling decodeArguments reads, except in a tool's arguments at a field
+ * that is not int64, where it stays a JSON number, so that the operation's input refuses it as REST does (`name`
+ * takes no number, where it would take the digits; the number is rounded on the way, but no such field takes an
+ * integer past 2^53, so no verdict changes).
+ */
+function forTheSdk(body: unknown, tools: readonly Tool[]): unknown {
+  if (Array.isArray(body)) return body.map((message) => forTheSdk(message, tools));
+  const call = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+  const args = call?.method === 'tools/call' ? call.params?.arguments : undefined;
+  const int64 = tools.find((tool) => tool.op.id === call?.params?.name)?.int64 ?? [];
   return JSON.parse(
-    JSON.stringify(body, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)),
+    // A replacer's `this` is the object holding `key`.
+    JSON.stringify(body, function (this: unknown, key, item: unknown) {
+      if (typeof item !== 'bigint') return item;
+      return this === args && !int64.includes(key) ? rawJSON(item.toString()) : item.toString();
+    }),
   );
 }
 
@@ -290,7 +314,7 @@ export function mcpRouter(deps: McpDeps): Router {
         }
         throw error;
       }
-      const body = req.method === 'POST' ? forTheSdk((await readJsonBody(req, res)).value) : undefined;
+      const body = req.method === 'POST' ? forTheSdk((await readJsonBody(req, res)).value, tools) : undefined;
       const request = await toWebRequest(req, body);
       // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
       const response = await handler.fetch(request, {

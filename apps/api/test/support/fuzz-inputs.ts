@@ -103,3 +103,10 @@ export const superjsonEnvelope = (value: unknown): string => JSON.stringify(supe
 /** The same envelope with bigints as plain JSON numbers (what a hand-written client may send). */
 export const plainEnvelope = (value: unknown): string =>
   value === undefined ? '{}' : `{"json":${plainJson(value)}}`;
+
+/**
+ * An MCP `tools/call` (JSON-RPC) whose `arguments` are the JSON text given, byte for byte: int64 edges travel as
+ * the exact JSON numbers (or digit strings) the text spells, as any HTTP client may send them.
+ */
+export const mcpToolCall = (tool: string, argumentsText: string): string =>
+  `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${argumentsText}}}`;
