@@ -24,7 +24,7 @@ import {
   type StartupSamples,
   summarize,
 } from './report.js';
-import { API_KEY, createScenarios, mixedLoad, type Scenario } from './scenarios.js';
+import { API_KEY, createScenarios, MCP_LIST20, mixedLoad, type Scenario } from './scenarios.js';
 import { freePort, type ServerProcess, sampleRss, startServer } from './server-process.js';
 import { ensureWrk, runWrk, writeLuaScript } from './wrk.js';
 
@@ -257,8 +257,9 @@ async function fullComparison(
   const startup = await measureStartup(databaseUrl);
   const { references, apiQuiet } = await startComparisonServers(databaseUrl, servers);
   await checkSameAnswers(api, references);
-  await warmUp(servers, work);
   const scenarios = createScenarios(SEEDED_PETS).filter(chosen);
+  if (scenarios.some((s) => s.name === 'mcp-list20')) await checkMcpAnswer(api);
+  await warmUp(servers, work);
   const { results, warnings } = await runRounds(scenarios, servers, api, apiQuiet, work);
   reportComparison({ scenarios, results, warnings, startup, logged: apiQuiet !== undefined, machine });
 }
@@ -446,6 +447,36 @@ async function checkSameAnswers(api: ServerProcess, references: ServerProcess[])
       .join(', ')
       .replace(/, ([^,]*)$/, ' and $1')} return identical bodies for list20, list100-available and get-by-id`,
   );
+}
+
+/**
+ * mcp-list20 answers 200 whether the tool succeeds or not (a tool's failure is `isError` in the result), so wrk
+ * cannot tell: before it runs, the call must give the 20 pets REST's list20 gives, in the same order.
+ */
+async function checkMcpAnswer(api: ServerProcess): Promise<void> {
+  const rest = (await (
+    await fetch(`${api.baseUrl}/v1/pets?limit=20`, { headers: { Authorization: `Bearer ${API_KEY}` } })
+  ).json()) as { id: number | string }[];
+  const response = await fetch(`${api.baseUrl}${MCP_LIST20.path}`, {
+    method: 'POST',
+    headers: MCP_LIST20.headers,
+    body: MCP_LIST20.body,
+  });
+  const text = await response.text();
+  // JSON, or one server-sent event carrying it.
+  const message = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+  let ids: string | undefined;
+  try {
+    const { result } = JSON.parse(message) as {
+      result?: { isError?: boolean; structuredContent?: { items?: { id: string }[] } };
+    };
+    if (result?.isError !== true) ids = result?.structuredContent?.items?.map((pet) => pet.id).join(',');
+  } catch {
+    // not a JSON-RPC answer: reported below
+  }
+  if (response.status !== 200 || ids !== rest.map((pet) => String(pet.id)).join(','))
+    throw new Error(`mcp-list20 does not answer list20's pets: ${response.status} ${text.slice(0, 300)}`);
+  log(`mcp-list20 answers the 20 pets of list20 (${response.headers.get('content-type')})`);
 }
 
 /**

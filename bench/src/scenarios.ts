@@ -33,6 +33,21 @@ function cursorAfter(after: number): string {
 
 const auth = { Authorization: `Bearer ${API_KEY}` };
 const json = { ...auth, 'Content-Type': 'application/json' };
+
+/**
+ * A tools/call of the api's MCP endpoint (/v1/mcp) in the stateless 2025 form any HTTP client can send: one POST,
+ * no session, no handshake first (the 2026-07-28 revision's client sends the same call with its version in `_meta`).
+ */
+export const MCP_LIST20 = {
+  path: '/v1/mcp',
+  headers: {
+    ...json,
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2025-06-18',
+  },
+  body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"listPets","arguments":{"limit":20}}}',
+};
+
 const trpcInput = (value: unknown) => `input=${encodeURIComponent(JSON.stringify({ json: value }))}`;
 
 /** 1,000 ids spread over the seeded rows, in a fixed pseudo-random order (same for every server and run). */
@@ -147,6 +162,14 @@ export function createScenarios(seededPets: number): Scenario[] {
         headers: json,
         body: JSON.stringify({ json: { name: 'Bench Rex', categoryId: 7, status: 'available' } }),
       },
+    },
+    {
+      name: 'mcp-list20',
+      description: 'MCP tools/call listPets { limit: 20 } (POST /v1/mcp, stateless 2025 form)',
+      expectErrors: false,
+      // The references speak REST and tRPC only; against the api's own list20 is the comparison.
+      apiOnly: true,
+      load: { method: 'POST', paths: [MCP_LIST20.path], headers: MCP_LIST20.headers, body: MCP_LIST20.body },
     },
   ];
 }

@@ -148,7 +148,11 @@ export function startLoad(
   };
 }
 
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
+export async function waitFor(
+  condition: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     if (await condition()) return Date.now() - started;
@@ -161,7 +165,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, wha
  * Acknowledged creates that are missing or different in the database; ids acknowledged twice; and creates
  * stored twice (two rows with one of this load's unique names: a request the balancer would have replayed).
  */
-async function checkCreates(
+export async function checkCreates(
   databaseUrl: string,
   label: string,
   acknowledged: LoadOutcome['acknowledged'],

@@ -9,6 +9,7 @@ import { runCrashScenario } from './crash.scenario.js';
 import { runDatabaseFaultScenario } from './database-fault.scenario.js';
 import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
 import { runLoadBalancerScenario } from './load-balancer.scenario.js';
+import { runMcpScenario } from './mcp.scenario.js';
 import { runPgbouncerScenario } from './pgbouncer.scenario.js';
 import { runProbesScenario } from './probes.scenario.js';
 import { runReadReplicaScenario } from './read-replica.scenario.js';
@@ -29,6 +30,7 @@ export interface PlannedScenario {
     | 'shutdown'
     | 'scale-out'
     | 'load-balancer'
+    | 'mcp'
     | 'pgbouncer'
     | 'replica'
     | 'fuzz'
@@ -64,6 +66,13 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       loadAfterMs: full ? 3_000 : 1_500,
       drainMs: 2_000,
       throughputSeconds: full ? 8 : 0,
+    },
+    // Issue 37: the official MCP client through HAProxy, both eras; one instance SIGKILLed under keyed creates.
+    mcp: {
+      spreadCalls: full ? 60 : 30,
+      loops: 8,
+      loadBeforeMs: full ? 3_000 : 1_500,
+      loadAfterMs: full ? 3_000 : 1_500,
     },
     // Issue 30's measurement: 16 loops for 10 s, half creates, half lists, through PgBouncer 1.18.
     pgbouncer: {
@@ -144,6 +153,11 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
       // The throughput rows belong to `pnpm scale-test`; here the contract only.
       run: async (env) =>
         (await runLoadBalancerScenario(env, { ...options.loadBalancer, throughputSeconds: 0 })).result,
+    },
+    {
+      kind: 'mcp',
+      database: 'postgresql',
+      run: async (env) => (await runMcpScenario(env, options.mcp)).result,
     },
     { kind: 'pgbouncer', database: 'postgresql', run: (env) => runPgbouncerScenario(env, options.pgbouncer) },
     // On clusters of its own: a primary and its streaming replica.

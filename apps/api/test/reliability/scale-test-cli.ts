@@ -1,10 +1,12 @@
 /**
- * `pnpm scale-test [--quick] [--seed=N] [--only=balancer|tier]`: HAProxy (Debian's package, installed by
+ * `pnpm scale-test [--quick] [--seed=N] [--only=balancer|mcp|tier]`: HAProxy (Debian's package, installed by
  * scripts/ensure-haproxy.sh where it can) in front of three API processes on one PostgreSQL database, and one
  * table: the conformance suite through the balancer, SIGTERM and SIGKILL of one instance under load, throughput
- * with 1, 2 and 3 instances; then the database tier (database-tier.scenario.ts): the instances through PgBouncer
- * to a primary and a streaming replica, read-your-writes for every create, the replica stopped and restarted
- * under load, throughput with and without the replica. Exits 1 if a step broke its contract. PostgreSQL is found
+ * with 1, 2 and 3 instances; MCP through the balancer (mcp.scenario.ts): one client's calls spread over the three
+ * with no session, in both protocol eras, and a SIGKILL under keyed MCP creates; then the database tier
+ * (database-tier.scenario.ts): the instances through PgBouncer to a primary and a streaming replica,
+ * read-your-writes for every create, the replica stopped and restarted under load, throughput with and without
+ * the replica. Exits 1 if a step broke its contract. PostgreSQL is found
  * (or started) as the tests do.
  */
 import { cpus, loadavg } from 'node:os';
@@ -13,33 +15,36 @@ import { endOfRunCheck, sweepAbandonedTestRuns } from '../support/test-database.
 import { runDatabaseTierScenario } from './database-tier.scenario.js';
 import { ensureHaproxy } from './haproxy.js';
 import { formatLoadBalancerTable, runLoadBalancerScenario } from './load-balancer.scenario.js';
+import { runMcpScenario } from './mcp.scenario.js';
 import { ensurePgbouncer } from './pgbouncer.js';
 import { scenarioOptions } from './reliability-plan.js';
 
 async function main() {
   let quick = false;
   let seed: number | undefined;
-  let only: 'balancer' | 'tier' | undefined;
+  let only: 'balancer' | 'mcp' | 'tier' | undefined;
   for (const arg of process.argv.slice(2)) {
     if (arg === '--quick') quick = true;
     else if (arg.startsWith('--seed=')) seed = Number(arg.slice('--seed='.length));
-    else if (arg === '--only=balancer' || arg === '--only=tier')
+    else if (arg === '--only=balancer' || arg === '--only=mcp' || arg === '--only=tier')
       only = arg.slice('--only='.length) as typeof only;
     else if (arg !== '--')
       throw new Error(
-        `unknown argument ${arg}; usage: scale-test [--quick] [--seed=N] [--only=balancer|tier]`,
+        `unknown argument ${arg}; usage: scale-test [--quick] [--seed=N] [--only=balancer|mcp|tier]`,
       );
   }
   const options = scenarioOptions('full', seed).loadBalancer;
   const tierOptions = scenarioOptions('full', seed).databaseTier;
+  const mcpOptions = scenarioOptions('full', seed).mcp;
   if (quick) {
     Object.assign(options, scenarioOptions('bounded', seed).loadBalancer, { throughputSeconds: 3 });
+    Object.assign(mcpOptions, scenarioOptions('bounded', seed).mcp);
     Object.assign(tierOptions, scenarioOptions('bounded', seed).databaseTier, { throughputSeconds: 3 });
   }
   // Before anything starts: without HAProxy (or PgBouncer) there is nothing to test, and the message says how
   // to install it.
   ensureHaproxy();
-  if (only !== 'balancer') ensurePgbouncer();
+  if (only === undefined || only === 'tier') ensurePgbouncer();
   // Whatever happens next (a failed step, an exception, Ctrl-C), the processes, the database and the temp dirs
   // started below are stopped: by the scenario's own `finally`, else by ../support/run-registry.ts.
   const server = await acquirePostgresServer();
@@ -55,9 +60,12 @@ async function main() {
   try {
     const log = (line: string) => process.stdout.write(`  ${line}\n`);
     const reports = [];
-    if (only !== 'tier')
+    const runs = (step: typeof only) => only === undefined || only === step;
+    if (runs('balancer'))
       reports.push(await runLoadBalancerScenario({ postgresAdminUrl: server.adminUrl, log }, options));
-    if (only !== 'balancer') reports.push(await runDatabaseTierScenario({ log }, tierOptions));
+    if (runs('mcp'))
+      reports.push(await runMcpScenario({ postgresAdminUrl: server.adminUrl, log }, mcpOptions));
+    if (runs('tier')) reports.push(await runDatabaseTierScenario({ log }, tierOptions));
     const rows = reports.flatMap((report) => report.rows);
     const violations = reports.flatMap((report) => report.violations);
     process.stdout.write(`\n${formatLoadBalancerTable(rows)}\n\nload average after: ${load()}\n`);
