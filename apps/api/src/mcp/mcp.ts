@@ -121,11 +121,9 @@ function decodeArguments(args: unknown, int64: readonly string[]): unknown {
   return decoded;
 }
 
-/** An answer's int64 values (bigint) as digit strings, as the output schema says. */
-const agentValue = (value: unknown): unknown =>
-  JSON.parse(
-    JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)),
-  );
+/** JSON text of an answer, its int64 values (bigint) as digit strings, as the output schema says. */
+const agentJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
 
 // ---- tools -----------------------------------------------------------------------------------------------
 
@@ -162,11 +160,12 @@ function toolsOf(operations: readonly OperationContract[], deprecated: boolean):
   });
 }
 
+/** The answer as the structured result and the same JSON as text, written once. */
 const result = (value: unknown, isError = false): CallToolResult => {
-  const structured = agentValue(value) as Json;
+  const text = agentJson(value);
   return {
-    content: [{ type: 'text', text: JSON.stringify(structured) }],
-    structuredContent: structured,
+    content: [{ type: 'text', text }],
+    structuredContent: JSON.parse(text) as Json,
     ...(isError ? { isError: true } : {}),
   };
 };
@@ -220,9 +219,11 @@ function mcpServer(
           if (!parsed.success)
             throw new AppError('validation_failed', describeIssues(parsed.error, inputSubject(op)));
           const answer = await (call[tool.handler] as Handler)(parsed.data, { caller });
-          if (!tool.paged) return result(answer);
+          const answered = result(answer);
+          const text = (answered.content[0] as { text: string }).text;
+          if (!tool.paged || Buffer.byteLength(text) <= MCP_PAGE_BYTES) return answered;
           return result(
-            await boundedPage(answer as Page, parsed.data as Json, call[tool.handler] as Handler, caller),
+            await shorterPage(answer as Page, parsed.data as Json, call[tool.handler] as Handler, caller),
           );
         } catch (error) {
           return toolError(error, onToolError, op);
@@ -238,14 +239,19 @@ interface Page {
   nextCursor: string | null;
 }
 
-/** A page within MCP_PAGE_BYTES: when over, read again with as many items as fit, so the cursor is the domain's. */
-async function boundedPage(page: Page, input: Json, handle: Handler, caller: Caller): Promise<Page> {
-  const size = (value: unknown) => Buffer.byteLength(JSON.stringify(agentValue(value)));
-  if (size(page) <= MCP_PAGE_BYTES) return page;
-  let fit = page.items.length;
-  while (fit > 1 && size({ items: page.items.slice(0, fit), nextCursor: 'x'.repeat(200) }) > MCP_PAGE_BYTES)
-    fit -= 1;
-  return (await handle({ ...input, limit: fit }, { caller })) as Page;
+/**
+ * A page over MCP_PAGE_BYTES, read again with as many items as fit (with room for its cursor), so that the cursor
+ * is the one the domain gives.
+ */
+async function shorterPage(page: Page, input: Json, handle: Handler, caller: Caller): Promise<Page> {
+  let fit = 0;
+  let bytes = 300; // `{"items":[],"nextCursor":…}` with a cursor
+  for (const item of page.items) {
+    bytes += Buffer.byteLength(agentJson(item)) + 1;
+    if (bytes > MCP_PAGE_BYTES) break;
+    fit += 1;
+  }
+  return (await handle({ ...input, limit: Math.max(fit, 1) }, { caller })) as Page;
 }
 
 // ---- HTTP ------------------------------------------------------------------------------------------------
