@@ -281,6 +281,22 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     await expect(connect(server, 'legacy', 'not-a-key-of-ours')).rejects.toThrow();
   });
 
+  it('refuses a JSON-RPC batch: one message, one charge of the rate limit', async () => {
+    const one = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"listPets","arguments":{}}}';
+    const response = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TEST_API_KEY}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: `[${one},${one.replace('"id":1', '"id":2')}]`,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'validation_failed', status: 400 });
+  });
+
   it("counts MCP requests against the caller's rate limit, as REST and tRPC", async () => {
     const limited = await startTestServer(kind, 'mcp-limit', {
       rateLimitPerMinute: 3,

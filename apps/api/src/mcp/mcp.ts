@@ -266,7 +266,6 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
  * integer past 2^53, so no verdict changes).
  */
 function forTheSdk(body: unknown, tools: readonly Tool[]): unknown {
-  if (Array.isArray(body)) return body.map((message) => forTheSdk(message, tools));
   const call = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
   const args = call?.method === 'tools/call' ? call.params?.arguments : undefined;
   const int64 = tools.find((tool) => tool.op.id === call?.params?.name)?.int64 ?? [];
@@ -320,7 +319,16 @@ export function mcpRouter(deps: McpDeps): Router {
         }
         throw error;
       }
-      const body = req.method === 'POST' ? forTheSdk((await readJsonBody(req, res)).value, tools) : undefined;
+      const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
+      // One message per request: a JSON-RPC batch (which the 2025-03-26 revision allowed and later ones removed)
+      // would carry many tool calls for one charge of the caller's rate limit, where a tRPC batch costs its calls.
+      if (Array.isArray(value)) {
+        throw new AppError(
+          'validation_failed',
+          'JSON-RPC batches are not accepted here: send one message per request (MCP 2025-06-18 and later have no batches)',
+        );
+      }
+      const body = value === undefined ? undefined : forTheSdk(value, tools);
       const request = await toWebRequest(req, body);
       // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
       const response = await handler.fetch(request, {
