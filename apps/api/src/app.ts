@@ -195,6 +195,9 @@ export function createApp(deps: AppDeps): express.Express {
           READ_AFTER_HEADER,
           'traceparent',
           'tracestate',
+          // A browser MCP client (/v1/mcp) sends the revision it negotiated, and may resume a stream.
+          'Mcp-Protocol-Version',
+          'Last-Event-ID',
         ],
         exposedHeaders: EXPOSED_HEADERS,
         maxAge: 600,

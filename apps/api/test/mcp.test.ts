@@ -115,9 +115,7 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
       ]);
       expect(input.required.sort()).toEqual(['categoryId', 'name']);
       // int64: a safe JSON integer or any int64 as digits; answered as digits.
-      expect(input.properties.categoryId).toMatchObject({
-        anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }],
-      });
+      expect(input.properties.categoryId).toMatchObject({ anyOf: [{ type: 'integer' }, { type: 'string' }] });
       expect(
         (create?.outputSchema as { properties: Record<string, Json> } | undefined)?.properties.id,
       ).toMatchObject({
@@ -281,6 +279,57 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     await expect(connect(server, 'legacy', 'not-a-key-of-ours')).rejects.toThrow();
   });
 
+  it('judges the arguments as sent, as REST judges the body: `__proto__`, arguments that are not an object', async () => {
+    const proto = await rawToolCall(
+      server,
+      'createPet',
+      '{"name":"x","categoryId":1,"__proto__":{"status":"sold"}}',
+    );
+    const rest = await call(server.baseUrl, '/pets', {
+      method: 'POST',
+      body: '{"name":"x","categoryId":1,"__proto__":{"status":"sold"}}',
+    });
+    expect(rest.status).toBe(400);
+    expect(proto.isError).toBe(true);
+    expect(proto.structuredContent).toEqual(rest.body);
+    for (const args of ['null', '[]', '"x"', '5']) {
+      const answer = await rawToolCall(server, 'listPets', args);
+      expect(answer.isError, args).toBe(true);
+      expect(answer.structuredContent, args).toMatchObject({ code: 'validation_failed', status: 400 });
+    }
+  });
+
+  it('refuses what it would otherwise ignore or change: a query parameter, an id past 2^53; serves exactly /v1/mcp', async () => {
+    const post = (path: string, body: string) =>
+      fetch(`${server.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_API_KEY}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body,
+      });
+    const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    expect((await post('/mcp?x=1', ping)).status).toBe(400);
+    expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}')).status).toBe(400);
+    expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}')).status).toBe(200);
+    for (const path of ['/mcp/', '/MCP']) expect((await post(path, ping)).status, path).toBe(404);
+  });
+
+  it('serves the protected-resource metadata under a path prefix too', async () => {
+    const origin = server.baseUrl.replace(/\/v1$/, '');
+    for (const path of [
+      '/.well-known/oauth-protected-resource/v1/mcp',
+      '/.well-known/oauth-protected-resource/petstore/v1/mcp',
+    ]) {
+      const response = await fetch(`${origin}${path}`);
+      expect(response.status, path).toBe(200);
+    }
+    expect((await fetch(`${origin}/.well-known/oauth-protected-resource/v1/other`)).status).toBe(404);
+  });
+
   it('refuses a JSON-RPC batch: one message, one charge of the rate limit', async () => {
     const one = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"listPets","arguments":{}}}';
     const response = await fetch(`${server.baseUrl}/mcp`, {
@@ -332,7 +381,8 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     try {
       const { tools } = await client.listTools();
       const get = tools.find((tool) => tool.name === 'getPet');
-      expect(get?.description).toMatch(/Deprecated/);
+      expect(get?.description).toMatch(/Deprecated: removed on 2030-12-05; use listPets/);
+      expect(get?._meta).toMatchObject({ deprecated: { sunset: '2030-12-05', replacement: 'listPets' } });
       expect(get?._meta).toMatchObject({ stability: 'stable' });
       const created = await call(withDeprecated.baseUrl, '/pets', {
         method: 'POST',

@@ -187,9 +187,11 @@ describe('REST, tRPC and MCP give the same verdict to the same input', () => {
     };
     for (const tool of listed.tools) {
       const int64 = Object.entries(tool.inputSchema.properties)
-        .filter(([, field]) =>
-          (field.anyOf as Json[] | undefined)?.some((kind) => kind.pattern === INT64_DIGITS),
-        )
+        // An int64 argument: an integer, or a string spelling one (src/mcp/mcp.ts agentSchema).
+        .filter(([, field]) => {
+          const kinds = ((field.anyOf as Json[] | undefined) ?? []).map((kind) => kind.type);
+          return kinds.includes('integer') && kinds.includes('string');
+        })
         .map(([name]) => name);
       tools.set(tool.name, { outputSchema: tool.outputSchema, int64 });
     }

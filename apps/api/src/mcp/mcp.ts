@@ -28,6 +28,7 @@ import express from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
+import { queryOf } from '../http/edge.js';
 import { handleError, type InternalErrorSink } from '../http/errors.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
 import { labelResponse, MCP_LABEL } from '../observability/operation-label.js';
@@ -60,8 +61,8 @@ export interface McpDeps {
 
 const INT64_TEXT = '^-?[0-9]+$';
 const INT64_NOTE =
-  'int64: a JSON integer up to 2^53-1, or any int64 as a JSON integer or as its decimal digits in a string; ' +
-  'answers carry int64 as digit strings.';
+  'int64: a JSON integer (exact over the whole range), or a string spelling the integer as a REST path or query ' +
+  'does (`7`, `7.0`, `7e0`); answers carry int64 as digit strings.';
 
 /**
  * A JSON Schema of the contract as an agent sees it: every int64 (`format: int64`) is accepted as a JSON integer
@@ -76,6 +77,7 @@ function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
     const description = [schema.description, INT64_NOTE].filter(Boolean).join(' ');
     const digits = { type: 'string', pattern: INT64_TEXT };
     if (io === 'output') return { ...digits, description };
+    const spelt = { type: 'string', minLength: 1 };
     const safe = (bound: unknown, fallback: number) =>
       typeof bound === 'number'
         ? Math.max(Math.min(bound, Number.MAX_SAFE_INTEGER), -Number.MAX_SAFE_INTEGER)
@@ -85,7 +87,7 @@ function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
       minimum: safe(schema.minimum, -Number.MAX_SAFE_INTEGER),
       maximum: safe(schema.maximum, Number.MAX_SAFE_INTEGER),
     };
-    return { description, anyOf: [integer, digits] };
+    return { description, anyOf: [integer, spelt] };
   }
   const { $schema: _dialect, ...rest } = schema;
   return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, agentSchema(value, io)]));
@@ -144,11 +146,19 @@ function toolsOf(operations: readonly OperationContract[], deprecated: boolean):
     const via = op.success.paged === undefined ? undefined : byId.get(op.success.paged.via);
     const body = (via ?? op).success.body;
     const input = modelJsonSchema(op.input, 'input');
+    const inputSchema = agentSchema(input, 'input') as Json & { properties?: Record<string, unknown> };
+    // A request header that is a field of the typed input (createPet's Idempotency-Key): its rule and meaning, as the
+    // document gives them for the header, on the argument.
+    for (const header of Object.values(op.request.headers ?? {})) {
+      if (inputSchema.properties?.[header.field] === undefined) continue;
+      const { $schema: _dialect, ...rule } = modelJsonSchema(header.schema, 'input');
+      inputSchema.properties[header.field] = { ...rule, description: header.description };
+    }
     return [
       {
         op,
         handler: via?.id ?? op.id,
-        inputSchema: agentSchema(input, 'input') as Json,
+        inputSchema,
         outputSchema:
           body === undefined
             ? { type: 'object' }
@@ -161,6 +171,25 @@ function toolsOf(operations: readonly OperationContract[], deprecated: boolean):
 }
 
 /** The answer as the structured result and the same JSON as text, written once. */
+/**
+ * What an agent is told a tool does: the operation's summary and what is particular to a tool (the page and its
+ * cursor; a deprecation). Not the REST description, which speaks of headers and a bare array.
+ */
+function toolDescription({ op, paged }: Tool): string {
+  const parts = [`${op.summary}.`];
+  if (paged) {
+    parts.push(
+      'Answers { items, nextCursor }, items ordered by id (oldest first): pass nextCursor back as `cursor` for the ' +
+        `next page; it is null on the last. A page over ${MCP_PAGE_BYTES / 1024} KiB comes back shorter, with the ` +
+        'cursor where it stopped.',
+    );
+  }
+  if (op.deprecated !== undefined) {
+    parts.push(`Deprecated: removed on ${op.deprecated.sunset}; use ${op.deprecated.replacement} instead.`);
+  }
+  return parts.join(' ');
+}
+
 const result = (value: unknown, isError = false): CallToolResult => {
   const text = agentJson(value);
   return {
@@ -181,13 +210,24 @@ function toolError(
   return result((known ?? internalError()).toBody(), true);
 }
 
+/** What our layer hands each per-request server: the caller, and the call's arguments exactly as they were sent. */
+interface RequestExtra {
+  caller: Caller;
+  /** tools/call's `arguments` as our exact reader read them (the SDK's own parse drops a `__proto__` key). */
+  arguments?: unknown;
+}
+
 function mcpServer(
   tools: readonly Tool[],
   call: Readonly<Record<string, Handler>>,
-  caller: Caller,
+  { caller, ...sent }: RequestExtra,
   onToolError: McpDeps['onToolError'],
 ) {
-  const server = new McpServer({ name: 'petstore', version: '1.0.0' });
+  // Stateless: the tool list never changes within a request, so no list-changed notifications are promised.
+  const server = new McpServer(
+    { name: 'petstore', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: false } } },
+  );
   for (const tool of tools) {
     const { op } = tool;
     const read = op.method === 'GET';
@@ -195,7 +235,7 @@ function mcpServer(
       op.id,
       {
         title: op.summary,
-        description: `${op.description}${tool.paged ? ` Answers { items, nextCursor }: pass nextCursor back as \`cursor\` for the next page (null on the last); a page over ${MCP_PAGE_BYTES / 1024} KiB comes shorter, with its cursor.` : ''}`,
+        description: toolDescription(tool),
         inputSchema: listedSchema(tool.inputSchema),
         outputSchema: listedSchema(tool.outputSchema),
         // From the HTTP method (RFC 9110 section 9.2): a GET reads. A POST creates, which MCP calls additive (not
@@ -211,11 +251,16 @@ function mcpServer(
               idempotentHint: op.method === 'PUT' || op.method === 'DELETE',
               openWorldHint: false,
             },
-        _meta: { stability: op.stability },
+        _meta: {
+          stability: op.stability,
+          ...(op.deprecated === undefined ? {} : { deprecated: { ...op.deprecated } }),
+        },
       },
-      async (args: unknown) => {
+      async () => {
         try {
-          const parsed = op.input.safeParse(decodeArguments(args, tool.int64));
+          const parsed = op.input.safeParse(
+            decodeArguments(sent.arguments === undefined ? {} : sent.arguments, tool.int64),
+          );
           if (!parsed.success)
             throw new AppError('validation_failed', describeIssues(parsed.error, inputSubject(op)));
           const answer = await (call[tool.handler] as Handler)(parsed.data, { caller });
@@ -288,14 +333,22 @@ export function mcpRouter(deps: McpDeps): Router {
   const call = deps.handlers as Readonly<Record<string, Handler>>;
   const handler = createMcpHandler(
     (ctx) =>
-      mcpServer(tools, call, (ctx.authInfo?.extra?.caller as Caller) ?? { subject: '' }, deps.onToolError),
+      mcpServer(
+        tools,
+        call,
+        (ctx.authInfo?.extra as RequestExtra | undefined) ?? { caller: { subject: '' } },
+        deps.onToolError,
+      ),
     { legacy: 'stateless' },
   );
   const metadataUrl = (req: Parameters<RequestHandler>[0]) =>
     getOAuthProtectedResourceMetadataUrl(new URL(`${requestBaseUrl(req, deps.publicBaseUrl)}/mcp`));
 
   const router = express.Router();
-  router.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, (req, res) => {
+  // RFC 9728: at `/.well-known/oauth-protected-resource` + the resource's path, which behind a path prefix (a public
+  // URL such as https://api.example.com/petstore/v1) has the prefix in it: any path that ends with ours is served.
+  router.get(`${METADATA_ROOT}/*prefix`, (req, res, next) => {
+    if (!req.path.endsWith(MCP_PATH)) return next();
     const base = requestBaseUrl(req, deps.publicBaseUrl);
     res.json({
       resource: `${base}/mcp`,
@@ -304,7 +357,9 @@ export function mcpRouter(deps: McpDeps): Router {
       resource_documentation: `${base.replace(/\/v1$/, '')}/docs`,
     });
   });
-  router.all(MCP_PATH, async (req, res) => {
+  router.all(MCP_PATH, async (req, res, next) => {
+    // Exactly /v1/mcp: Express's router would also take `/v1/mcp/` and `/v1/MCP`.
+    if (req.path !== MCP_PATH) return next();
     labelResponse(res, MCP_LABEL);
     try {
       let caller: Caller;
@@ -319,20 +374,21 @@ export function mcpRouter(deps: McpDeps): Router {
         }
         throw error;
       }
-      const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
-      // One message per request: a JSON-RPC batch (which the 2025-03-26 revision allowed and later ones removed)
-      // would carry many tool calls for one charge of the caller's rate limit, where a tRPC batch costs its calls.
-      if (Array.isArray(value)) {
+      // As on REST, nothing is ignored: the endpoint reads no query parameter.
+      for (const name in queryOf(req)) {
         throw new AppError(
           'validation_failed',
-          'JSON-RPC batches are not accepted here: send one message per request (MCP 2025-06-18 and later have no batches)',
+          `unknown query parameter ${JSON.stringify(name.slice(0, 100))}`,
         );
       }
+      const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
+      const extra: RequestExtra = { caller, ...checkMessage(value) };
       const body = value === undefined ? undefined : forTheSdk(value, tools);
       const request = await toWebRequest(req, body);
-      // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
+      // The caller goes to the tools as the SDK's pass-through auth info, with the call's arguments as sent; the
+      // key itself goes nowhere.
       const response = await handler.fetch(request, {
-        authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra: { caller } },
+        authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra: { ...extra } },
       });
       res.statusCode = response.status;
       response.headers.forEach((value, name) => {
@@ -344,4 +400,39 @@ export function mcpRouter(deps: McpDeps): Router {
     }
   });
   return router;
+}
+
+const METADATA_ROOT = '/.well-known/oauth-protected-resource';
+
+/**
+ * What our layer refuses in a message before the SDK reads it, and the call's arguments exactly as sent (they go
+ * to the tool, which judges them as REST would: the SDK's own parse drops a `__proto__` key and answers a protocol
+ * error for arguments that are not an object, where REST answers 400 validation_failed).
+ */
+function checkMessage(value: unknown): Pick<RequestExtra, 'arguments'> {
+  // One message per request: a JSON-RPC batch (which the 2025-03-26 revision allowed and later ones removed)
+  // would carry many tool calls for one charge of the caller's rate limit, where a tRPC batch costs its calls.
+  if (Array.isArray(value)) {
+    throw new AppError(
+      'validation_failed',
+      'JSON-RPC batches are not accepted here: send one message per request (MCP 2025-06-18 and later have no batches)',
+    );
+  }
+  const message = value as { id?: unknown; method?: unknown; params?: { arguments?: unknown } } | undefined;
+  // The answer echoes the id, and the SDK reads JSON as doubles: an integer id past 2^53 would come back changed.
+  if (typeof message?.id === 'bigint') {
+    throw new AppError(
+      'validation_failed',
+      'the JSON-RPC id must be a string or an integer within ±(2^53-1)',
+    );
+  }
+  if (message?.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null)
+    return {};
+  const sent = message.params.arguments;
+  // Arguments that are not an object reach the tool as sent (and are refused there, in the Error body); the SDK is
+  // shown an empty object.
+  if (sent !== undefined && (typeof sent !== 'object' || sent === null || Array.isArray(sent))) {
+    message.params.arguments = {};
+  }
+  return { arguments: sent };
 }
