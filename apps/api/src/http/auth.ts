@@ -134,12 +134,16 @@ export function createAccessGuard(
   const { rateLimit, failures } = limits;
   return async (authorization, request = {}) => {
     const address = request.address ?? '';
-    if (failures !== undefined) await failures.check(address);
     let caller: Caller;
     try {
       caller = await authenticate(authorization, verify);
     } catch (error) {
-      if (error instanceof UnauthorizedError && failures !== undefined) await failures.record(address);
+      // Only a request that fails authentication is limited per address: behind a balancer every client has the
+      // balancer's address, and one client's wrong key must not lock the others' valid keys out.
+      if (error instanceof UnauthorizedError && failures !== undefined) {
+        await failures.check(address);
+        await failures.record(address);
+      }
       throw error;
     }
     if (rateLimit !== undefined) {
