@@ -18,7 +18,7 @@ import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter, OPENAPI_PATH } from './http/docs.js';
-import { edge } from './http/edge.js';
+import { edge, SERVER_METHODS } from './http/edge.js';
 import { errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
 import { labelOtherRoutes, requestContext } from './http/request-context.js';
@@ -182,26 +182,36 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
-    // Before authentication: a browser's preflight carries no credentials.
-    routes.use(
-      cors({
-        origin: deps.corsOrigins.includes('*') ? '*' : [...deps.corsOrigins],
-        // traceparent/tracestate: a page instrumented with OpenTelemetry sends its W3C trace context along.
-        allowedHeaders: [
-          'Authorization',
-          'Content-Type',
-          'X-Request-Id',
-          IDEMPOTENCY_KEY_HEADER,
-          READ_AFTER_HEADER,
-          'traceparent',
-          'tracestate',
-          // A browser MCP client (/v1/mcp) sends the revision it negotiated, and may resume a stream.
-          'Mcp-Protocol-Version',
-          'Last-Event-ID',
-        ],
-        exposedHeaders: EXPOSED_HEADERS,
-        maxAge: 600,
-      }),
+    const options: cors.CorsOptions = {
+      origin: deps.corsOrigins.includes('*') ? '*' : [...deps.corsOrigins],
+      // The methods the server serves, not the package's default list (which names PUT, PATCH and DELETE).
+      methods: SERVER_METHODS,
+      // traceparent/tracestate: a page instrumented with OpenTelemetry sends its W3C trace context along.
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'X-Request-Id',
+        IDEMPOTENCY_KEY_HEADER,
+        READ_AFTER_HEADER,
+        'If-Match',
+        'If-None-Match',
+        'traceparent',
+        'tracestate',
+        // A browser MCP client (/v1/mcp) sends the revision it negotiated, and may resume a stream.
+        'Mcp-Protocol-Version',
+        'Last-Event-ID',
+      ],
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+    };
+    // A browser's preflight (OPTIONS with Access-Control-Request-Method) carries no credentials: answered here,
+    // before authentication. Any other OPTIONS is the route's (204 with Allow, or 404), as without CORS.
+    const preflight = cors(options);
+    const actual = cors({ ...options, preflightContinue: true });
+    routes.use((req, res, next) =>
+      req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined
+        ? preflight(req, res, next)
+        : actual(req, res, next),
     );
   }
   // The hot path first: every REST operation of the contract, matched from one table.

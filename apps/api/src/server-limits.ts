@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   createServer,
   IncomingMessage,
@@ -9,6 +10,7 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '@petstore/schema';
+import { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
 import { deferContinue, edgeListener, SERVER_METHODS } from './http/edge.js';
@@ -157,10 +159,17 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
   else socket.destroy();
 }
 
-/** A whole HTTP/1.1 error response, written on a socket that no ServerResponse serves; the connection closes. */
+/**
+ * A whole HTTP/1.1 error response, written on a socket that no ServerResponse serves; the connection closes. It
+ * carries what every answer carries (Date, a request id, the security headers: the document requires them), though
+ * not an operation's own headers: there is no request to tell which operation it was for.
+ */
 function rawResponse(error: AppError): string {
   const body = JSON.stringify(error.toBody());
   let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
+  head += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: ${randomUUID()}\r\n`;
+  for (const name in SECURITY_HEADER_CONTRACTS)
+    head += `${name}: ${(SECURITY_HEADER_CONTRACTS[name] as { value: string }).value}\r\n`;
   for (const name in error.headers) head += `${name}: ${error.headers[name]}\r\n`;
   return (
     `${head}Content-Type: application/json; charset=utf-8\r\n` +

@@ -38,7 +38,7 @@ type Json = Record<string, any>;
 /** The body of updatePet: a NewPet under its own name, so the document gets a component it has never had. */
 const PetUpdateSchema = z.extend(NewPetSchema, {});
 
-// The errors every body operation shares (401, 412, 413, 415, 417, 429, 431, 500, 503), as the contract's
+// The errors every body operation shares (401, 408, 412, 413, 415, 417, 429, 431, 500, 503), as the contract's
 // `operation()` adds them.
 const { 400: _validation, 409: _inUse, 422: _reused, ...sharedErrors } = contract.createPet.errors;
 
@@ -294,6 +294,7 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
       '400',
       '401',
       '404',
+      '408',
       '412',
       '413',
       '415',
@@ -326,7 +327,7 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
 
   it('conformance: the status list of the operation', () => {
     expect(documentedStatusTable(testOperations).updatePet).toEqual([
-      200, 400, 401, 404, 412, 413, 415, 417, 429, 431, 500, 503,
+      200, 400, 401, 404, 408, 412, 413, 415, 417, 429, 431, 500, 503,
     ]);
   });
 

@@ -129,6 +129,15 @@ describe('conditional requests and codings (RFC 9110), generated', () => {
     return target.status;
   }
 
+  it('answers 415 before 412: what is decided without the content comes first (RFC 9110 section 13.2.1)', async () => {
+    const reply = await rawSend(server.baseUrl, '/pets', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'text/plain', 'if-match': '"x"' },
+      body: 'x',
+    });
+    expect(reply.status).toBe(415);
+  });
+
   it('answers every combination as the model says; HEAD as GET; a 412 stores nothing', async () => {
     await fc.assert(
       fc.asyncProperty(

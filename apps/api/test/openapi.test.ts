@@ -204,11 +204,13 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     }
   });
 
-  it('covered every documented status of every operation (500 aside: it cannot be provoked from outside)', () => {
+  // 500 cannot be provoked from outside; 408 is written on the socket by the server's timeout, with no response
+  // object for the checker to see (server-limits.test.ts holds it: its Error body and headers).
+  it('covered every documented status of every operation (500 and 408 aside)', () => {
     const documented = Object.values(document.paths).flatMap((item) =>
       Object.values(item as Json).flatMap((operation: Json) =>
         Object.keys(operation.responses)
-          .filter((status) => status !== '500')
+          .filter((status) => status !== '500' && status !== '408')
           .map((status) => `${operation.operationId} ${status}`),
       ),
     );

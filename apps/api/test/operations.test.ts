@@ -339,6 +339,28 @@ describe('CORS when origins are configured', () => {
     const other = await call(server.baseUrl, '/pets', { headers: { origin: 'https://evil.example.net' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it("names the server's methods and the conditional and MCP headers in a preflight; any other OPTIONS is the route's", async () => {
+    const preflight = await fetch(`${server.baseUrl}/pets`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
+    for (const header of ['if-match', 'if-none-match', 'mcp-protocol-version'])
+      expect(allowed).toContain(header);
+    // Not a preflight: the route answers, with Allow and the key required, as without CORS.
+    const options = await call(server.baseUrl, '/pets', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com' },
+    });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(options.headers.get('petstore-stability')).toBe('stable');
+    expect(options.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect((await call(server.baseUrl, '/pets', { method: 'OPTIONS', apiKey: null })).status).toBe(401);
+    expect((await call(server.baseUrl, '/nope', { method: 'OPTIONS' })).status).toBe(404);
+  });
 });
 
 describe('pnpm keys (the CLI)', () => {

@@ -45,6 +45,7 @@ describe('operationErrorOf(failure, operation)', () => {
       | 'expectation_failed'
       | 'headers_too_large'
       | 'precondition_failed'
+      | 'request_timeout'
     >();
     if (error.code === 'pet_not_found') expectTypeOf(error.status).toEqualTypeOf<404>();
     // @ts-expect-error getPet never answers idempotency_key_reused
@@ -72,6 +73,7 @@ describe('isPetStoreApiError', () => {
       | 'expectation_failed'
       | 'headers_too_large'
       | 'precondition_failed'
+      | 'request_timeout'
     >();
     expectTypeOf(failure.code).toEqualTypeOf(failure.error.code);
   });

@@ -72,8 +72,8 @@ describe('OpenAPI document', () => {
         for (const [status, response] of Object.entries(op.responses as Json)) {
           const names = Object.keys(response.headers);
           const where = `${method} ${path} ${status}`;
-          // 401, 417 and 431 are answered before a request is admitted: they never carry the rate fields.
-          if (['401', '417', '431'].includes(status)) {
+          // 401, 408, 417 and 431 are answered before a request is admitted: they never carry the rate fields.
+          if (['401', '408', '417', '431'].includes(status)) {
             expect(names, where).not.toContain('RateLimit');
             continue;
           }
@@ -208,7 +208,7 @@ describe('OpenAPI document', () => {
   it('documents every response we send, each error with the Error body', () => {
     const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses);
     // The edge's 400, 415, 417 and 431 and the 412 of a false precondition are on every operation; 304 on reads.
-    const shared = ['412', '415', '417', '429', '431', '500', '503'];
+    const shared = ['408', '412', '415', '417', '429', '431', '500', '503'];
     expect(statuses('/pets', 'get')).toEqual(['200', '304', '400', '401', ...shared]);
     expect(statuses('/pets', 'post')).toEqual(['201', '400', '401', '409', '413', '422', ...shared].sort());
     expect(statuses('/pets/{petId}', 'get')).toEqual(['200', '304', '400', '401', '404', ...shared]);

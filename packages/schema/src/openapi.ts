@@ -295,7 +295,7 @@ const EVERY_RESPONSE = refs([
 /** On every response to an admitted request, when the deployment sets a rate limit. */
 const RATE_LIMITED = refs(Object.keys(RATE_LIMIT_HEADER_CONTRACTS));
 /** Statuses answered before a request is admitted (the key check, the edge): they never carry the rate fields. */
-const BEFORE_ADMISSION = new Set(['401', '417', '431']);
+const BEFORE_ADMISSION = new Set(['401', '408', '417', '431']);
 
 /** Request headers the api reads on every operation, declared once under `components.parameters`. */
 const SHARED_PARAMETERS: Record<string, unknown> = {

@@ -22,6 +22,7 @@ describe('OperationErrorCode', () => {
       | 'expectation_failed'
       | 'headers_too_large'
       | 'precondition_failed'
+      | 'request_timeout'
     >();
     expectTypeOf<OperationErrorCode<'createPet'>>().toEqualTypeOf<
       | 'validation_failed'
@@ -39,6 +40,7 @@ describe('OperationErrorCode', () => {
       | 'expectation_failed'
       | 'headers_too_large'
       | 'precondition_failed'
+      | 'request_timeout'
     >();
     // @ts-expect-error getPet declares no idempotency errors
     const undeclared: OperationErrorCode<'getPet'> = 'idempotency_key_in_use';
@@ -58,14 +60,13 @@ describe('OperationErrorCode', () => {
       | 'expectation_failed'
       | 'headers_too_large'
       | 'precondition_failed'
+      | 'request_timeout'
     >();
     expectTypeOf<OperationErrorCode<never>>().toBeNever();
   });
 
   it('leaves to the edge the codes no operation declares', () => {
-    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<
-      'route_not_found' | 'method_not_allowed' | 'request_timeout'
-    >();
+    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<'route_not_found' | 'method_not_allowed'>();
   });
 
   it('pairs each code of an error body with its status', () => {

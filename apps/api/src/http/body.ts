@@ -55,7 +55,7 @@ export function fromBodyParser(error: { type?: unknown; encoding?: unknown }): A
  * Refuses, with 415 and before the body is read, a Content-Encoding other than identity and a Content-Type other
  * than JSON; a declared length over the limit is 413 (body-parser would read the whole body first).
  */
-function checkHead(req: IncomingMessage): void {
+export function checkHead(req: IncomingMessage): void {
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
   const contentType = req.headers['content-type'];

@@ -20,7 +20,7 @@ import { AppError } from '../errors.js';
 import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observability/operation-label.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
-import { readJsonBody } from './body.js';
+import { checkHead, readJsonBody } from './body.js';
 import { queryOf } from './edge.js';
 import { handleError, type InternalErrorSink } from './errors.js';
 import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
@@ -131,8 +131,9 @@ async function readInput(
       );
     }
   }
-  // Whatever depends on the request's content comes after this: RFC 9110 section 13.2.1 evaluates preconditions
-  // before the content is processed.
+  // Preconditions come after everything decided without the content (a body's media type, coding and declared
+  // length included: 415 and 413 beat 412) and before the content is read: RFC 9110 section 13.2.1.
+  if (body !== undefined) checkHead(req);
   beforeBody();
   if (body !== undefined) {
     const parsed = parseOr400(body.schema, (await readJsonBody(req, res)).value, 'field');

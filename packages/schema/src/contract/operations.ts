@@ -110,8 +110,8 @@ const BODY_ERRORS = {
 
 /**
  * What the edge answers, on any operation's path, before the request reaches the operation: a message that could
- * not be read with confidence, header fields over the limit, an unmet expectation, a transfer coding it does not
- * speak. The connection is closed after each (`Connection: close`).
+ * not be read with confidence, one that did not arrive in time, header fields over the limit, an unmet
+ * expectation, a transfer coding it does not speak. The connection is closed after each (`Connection: close`).
  */
 const EDGE_ERRORS = {
   400: {
@@ -120,6 +120,12 @@ const EDGE_ERRORS = {
       'header, a bad Host or request target, a body on a GET, or a `Petstore-Read-After` that is not a position ' +
       'the API returned. The connection is closed.',
     codes: ['malformed_request'],
+  },
+  408: {
+    description:
+      "The request (its headers, or its body) did not arrive within the server's time limits. The connection is " +
+      'closed.',
+    codes: ['request_timeout'],
   },
   415: {
     description: 'A `Transfer-Encoding` other than `chunked` alone. The connection is closed.',
