@@ -161,13 +161,14 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
 
 /**
  * A whole HTTP/1.1 error response, written on a socket that no ServerResponse serves; the connection closes. It
- * carries what every answer carries (Date, a request id, the security headers: the document requires them), though
- * not an operation's own headers: there is no request to tell which operation it was for.
+ * carries what every answer carries (Date, a request id, `parser-<uuid>`, and the security headers: the document
+ * requires them), though not an operation's own headers: there is no request to tell which operation it was for.
  */
 function rawResponse(error: AppError): string {
   const body = JSON.stringify(error.toBody());
   let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
-  head += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: ${randomUUID()}\r\n`;
+  // The id says where the answer came from: no request reached the app, so no access-log line carries it.
+  head += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: parser-${randomUUID()}\r\n`;
   for (const name in SECURITY_HEADER_CONTRACTS)
     head += `${name}: ${(SECURITY_HEADER_CONTRACTS[name] as { value: string }).value}\r\n`;
   for (const name in error.headers) head += `${name}: ${error.headers[name]}\r\n`;
