@@ -8,6 +8,7 @@ import { stringifyJson } from '@petstore/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { MCP_PAGE_BYTES } from '../src/mcp/mcp.js';
+import { mcpToolCall } from './support/fuzz-inputs.js';
 import { call } from './support/http.js';
 import {
   DATABASE_KINDS,
@@ -40,18 +41,23 @@ async function connect(server: TestServer, era: Era, apiKey: string = TEST_API_K
   return client;
 }
 
-/** One tools/call over raw HTTP in the 2025 stateless form (what any HTTP client can send), for exact bytes. */
-async function rawToolCall(server: TestServer, name: string, argumentsText: string): Promise<ToolAnswer> {
-  const response = await fetch(`${server.baseUrl}/mcp`, {
+/** One JSON-RPC message POSTed over raw HTTP in the 2025 stateless form (what any HTTP client can send). */
+function postMcp(baseUrl: string, body: string, { path = '/mcp', version = '2025-06-18' } = {}) {
+  return fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${TEST_API_KEY}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
+      'mcp-protocol-version': version,
     },
-    body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${argumentsText}}}`,
+    body,
   });
+}
+
+/** One tools/call over raw HTTP, its arguments the exact text given. */
+async function rawToolCall(server: TestServer, name: string, argumentsText: string): Promise<ToolAnswer> {
+  const response = await postMcp(server.baseUrl, mcpToolCall(name, argumentsText));
   expect(response.status).toBe(200);
   const text = await response.text();
   const json = text.startsWith('{')
@@ -300,17 +306,7 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
   });
 
   it('refuses what it would otherwise ignore or change: a query parameter, an id past 2^53; serves exactly /v1/mcp', async () => {
-    const post = (path: string, body: string) =>
-      fetch(`${server.baseUrl}${path}`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${TEST_API_KEY}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body,
-      });
+    const post = (path: string, body: string) => postMcp(server.baseUrl, body, { path });
     const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
     expect((await post('/mcp?x=1', ping)).status).toBe(400);
     expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}')).status).toBe(400);
@@ -332,15 +328,8 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
 
   it('refuses a JSON-RPC batch: one message, one charge of the rate limit', async () => {
     const one = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"listPets","arguments":{}}}';
-    const response = await fetch(`${server.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TEST_API_KEY}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-03-26',
-      },
-      body: `[${one},${one.replace('"id":1', '"id":2')}]`,
+    const response = await postMcp(server.baseUrl, `[${one},${one.replace('"id":1', '"id":2')}]`, {
+      version: '2025-03-26',
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 'validation_failed', status: 400 });
@@ -354,16 +343,7 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     try {
       const statuses: number[] = [];
       for (let index = 0; index < 5; index++) {
-        const response = await fetch(`${limited.baseUrl}/mcp`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${TEST_API_KEY}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-06-18',
-          },
-          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-        });
+        const response = await postMcp(limited.baseUrl, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
         statuses.push(response.status);
         if (response.status === 429) expect(response.headers.get('retry-after')).not.toBeNull();
         await response.arrayBuffer();

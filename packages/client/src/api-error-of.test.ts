@@ -12,6 +12,21 @@ const trpcError = (code: string, status: number) =>
     error: { code: -32600, message: 'm', data: { error: { code, message: 'm', status } } },
   });
 
+/** The codes getPet declares, written out: what the narrowing is checked against. */
+type GetPetCode =
+  | 'validation_failed'
+  | 'pet_not_found'
+  | 'unauthorized'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'service_unavailable'
+  | 'malformed_request'
+  | 'unsupported_media_type'
+  | 'expectation_failed'
+  | 'headers_too_large'
+  | 'precondition_failed'
+  | 'request_timeout';
+
 describe('operationErrorOf(failure, operation)', () => {
   it('reads the body of either client when the operation declares its code', () => {
     for (const failure of [
@@ -33,20 +48,7 @@ describe('operationErrorOf(failure, operation)', () => {
   it('narrows code to the operation, and status with it', () => {
     const error = operationErrorOf(restError('pet_not_found', 404), 'getPet');
     if (error === undefined) throw new Error('expected the body');
-    expectTypeOf(error.code).toEqualTypeOf<
-      | 'validation_failed'
-      | 'pet_not_found'
-      | 'unauthorized'
-      | 'rate_limited'
-      | 'internal_error'
-      | 'service_unavailable'
-      | 'malformed_request'
-      | 'unsupported_media_type'
-      | 'expectation_failed'
-      | 'headers_too_large'
-      | 'precondition_failed'
-      | 'request_timeout'
-    >();
+    expectTypeOf(error.code).toEqualTypeOf<GetPetCode>();
     if (error.code === 'pet_not_found') expectTypeOf(error.status).toEqualTypeOf<404>();
     // @ts-expect-error getPet never answers idempotency_key_reused
     expect(error.code === 'idempotency_key_reused').toBe(false);
@@ -61,20 +63,7 @@ describe('isPetStoreApiError', () => {
     const failure: unknown = restError('pet_not_found', 404);
     if (!isPetStoreApiError(failure, 'getPet')) throw new Error('expected a getPet error');
     expect(failure.code).toBe('pet_not_found');
-    expectTypeOf(failure.error.code).toEqualTypeOf<
-      | 'validation_failed'
-      | 'pet_not_found'
-      | 'unauthorized'
-      | 'rate_limited'
-      | 'internal_error'
-      | 'service_unavailable'
-      | 'malformed_request'
-      | 'unsupported_media_type'
-      | 'expectation_failed'
-      | 'headers_too_large'
-      | 'precondition_failed'
-      | 'request_timeout'
-    >();
+    expectTypeOf(failure.error.code).toEqualTypeOf<GetPetCode>();
     expectTypeOf(failure.code).toEqualTypeOf(failure.error.code);
   });
 });

@@ -22,7 +22,7 @@ import {
   type OperationContract,
   type RestOperationContract,
 } from '@petstore/schema';
-import { describeIssues, inputSubject, integerOfText, isRestOperation } from '@petstore/schema/internal';
+import { inputSubject, integerOfText, isRestOperation } from '@petstore/schema/internal';
 import type { RequestHandler, Router } from 'express';
 import express from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
@@ -31,6 +31,7 @@ import { readJsonBody } from '../http/body.js';
 import { queryOf } from '../http/edge.js';
 import { handleError, type InternalErrorSink } from '../http/errors.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
+import { parseOr400 } from '../http/rest.js';
 import { labelResponse, MCP_LABEL } from '../observability/operation-label.js';
 import type { Caller, OperationContext } from '../operations.js';
 
@@ -66,7 +67,7 @@ const INT64_NOTE =
 
 /**
  * A JSON Schema of the contract as an agent sees it: every int64 (`format: int64`) is accepted as a JSON integer
- * or as a digit string on the way in, and sent as a digit string on the way out (JSON tooling rounds integers past
+ * or as a string spelling one on the way in, and sent as a digit string on the way out (JSON tooling rounds integers past
  * 2^53; a string never is). Bounds past 2^53 are carried by the description, not by `minimum`/`maximum`.
  */
 function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
@@ -112,7 +113,7 @@ const int64Fields = (schema: Json) =>
     .filter(([, field]) => field.format === 'int64')
     .map(([name]) => name);
 
-/** Digit strings of int64 fields as the integers they spell (the one rule for an integer's spelling). */
+/** Strings at int64 fields as the integers they spell (the one rule for an integer's spelling). */
 function decodeArguments(args: unknown, int64: readonly string[]): unknown {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
   const decoded: Json = { ...(args as Json) };
@@ -170,7 +171,6 @@ function toolsOf(operations: readonly OperationContract[], deprecated: boolean):
   });
 }
 
-/** The answer as the structured result and the same JSON as text, written once. */
 /**
  * What an agent is told a tool does: the operation's summary and what is particular to a tool (the page and its
  * cursor; a deprecation). Not the REST description, which speaks of headers and a bare array.
@@ -190,6 +190,7 @@ function toolDescription({ op, paged }: Tool): string {
   return parts.join(' ');
 }
 
+/** The answer as the structured result and the same JSON as text, written once. */
 const result = (value: unknown, isError = false): CallToolResult => {
   const text = agentJson(value);
   return {
@@ -258,17 +259,17 @@ function mcpServer(
       },
       async () => {
         try {
-          const parsed = op.input.safeParse(
+          const input = parseOr400(
+            op.input,
             decodeArguments(sent.arguments === undefined ? {} : sent.arguments, tool.int64),
+            inputSubject(op),
           );
-          if (!parsed.success)
-            throw new AppError('validation_failed', describeIssues(parsed.error, inputSubject(op)));
-          const answer = await (call[tool.handler] as Handler)(parsed.data, { caller });
+          const answer = await (call[tool.handler] as Handler)(input, { caller });
           const answered = result(answer);
           const text = (answered.content[0] as { text: string }).text;
           if (!tool.paged || Buffer.byteLength(text) <= MCP_PAGE_BYTES) return answered;
           return result(
-            await shorterPage(answer as Page, parsed.data as Json, call[tool.handler] as Handler, caller),
+            await shorterPage(answer as Page, input as Json, call[tool.handler] as Handler, caller),
           );
         } catch (error) {
           return toolError(error, onToolError, op);
