@@ -10,9 +10,19 @@ export interface Caller {
   subject: string;
 }
 
+/** The connection a streaming operation (the change feed) answers on. */
+export interface StreamConnection {
+  /** Aborted when the client goes (or the transport stops the stream): the operation stops producing. */
+  signal: AbortSignal;
+  /** Drops the connection: for a client that stopped reading (it reconnects and resumes from its last id). */
+  close(): void;
+}
+
 /** What every operation is told about the call besides its input: who made it (keys idempotency records). */
 export interface OperationContext {
   caller: Caller;
+  /** Present for a streaming operation only. */
+  connection?: StreamConnection | undefined;
 }
 
 /**

@@ -37,6 +37,14 @@ export {
 } from './contract.js';
 export type { ApiError, ErrorCode } from './error.js';
 export { ERROR_CODES, ErrorSchema } from './error.js';
+export type { PetEvent, PetEventKind } from './events.js';
+export {
+  EventPositionSchema,
+  EventPositionTextSchema,
+  LAST_EVENT_ID_HEADER,
+  PET_EVENT_KINDS,
+  PetEventSchema,
+} from './events.js';
 export {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
@@ -77,6 +85,8 @@ export {
   ListLimitSchema,
   ListPetsQuerySchema,
   ListPetsSearchParamsSchema,
+  PetEventsQuerySchema,
+  PetEventsSearchParamsSchema,
   PetIdPathSchema,
   PetsPageQuerySchema,
 } from './queries.js';

@@ -210,12 +210,17 @@ function componentSchemas(restOperations: readonly RestOperationContract[]): Rec
       return body === undefined ? [] : [[body.id, body.schema] as [string, z.ZodMiniType]];
     });
   const input = convert('input', [...SHARED_COMPONENTS, ...bodies((op) => op.request.body)]);
-  const output = convert('output', [...SHARED_COMPONENTS, ...bodies((op) => op.success.body)]);
+  const output = convert('output', [
+    ...SHARED_COMPONENTS,
+    ...bodies((op) => op.success.body),
+    ...bodies((op) => op.success.stream?.event),
+  ]);
   const picked: Record<string, JsonSchema | undefined> = {};
   for (const [id] of SHARED_COMPONENTS) picked[id] = output[id];
   for (const op of restOperations) {
     if (op.request.body) picked[op.request.body.id] = input[op.request.body.id];
     if (op.success.body) picked[op.success.body.id] = output[op.success.body.id];
+    if (op.success.stream) picked[op.success.stream.event.id] = output[op.success.stream.event.id];
   }
   const result: Record<string, JsonSchema> = {};
   const requestBodyIds = new Set(restOperations.flatMap((op) => op.request.body?.id ?? []));
@@ -253,6 +258,23 @@ const errorCodeList = Object.entries(ERROR_CODES)
 
 const json = (schemaId: string, extra: JsonSchema = {}) => ({
   'application/json': { schema: { $ref: SCHEMA_REF(schemaId) }, ...extra },
+});
+
+/**
+ * Server-Sent Events (the WHATWG HTML standard's `text/event-stream`). OpenAPI 3.1 has no schema for the items of
+ * a stream (3.2's `itemSchema`): the body is described as text, and `x-event-schema` points at the model each
+ * event's `data` line holds as JSON.
+ */
+const eventStream = (schemaId: string) => ({
+  'text/event-stream': {
+    schema: {
+      type: 'string',
+      description:
+        `Server-Sent Events: each event is \`id: <event id>\`, \`event: <kind>\` and \`data: <one line of ${schemaId} ` +
+        'JSON>`, then a blank line; comment lines (`: keep-alive`) keep the connection open.',
+    },
+    'x-event-schema': { $ref: SCHEMA_REF(schemaId) },
+  },
 });
 
 const HEADER_REF = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -403,6 +425,7 @@ function responses(
         ...EVERY_RESPONSE,
       },
       ...(op.success.body === undefined ? {} : { content: json(op.success.body.id) }),
+      ...(op.success.stream === undefined ? {} : { content: eventStream(op.success.stream.event.id) }),
       ...(successLinks === undefined ? {} : { links: successLinks }),
     },
   };

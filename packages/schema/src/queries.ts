@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { EventPositionSchema } from './events.js';
 import { PositiveInt64Schema } from './int64.js';
 import { integerOfText } from './json.js';
 import { PetStatusSchema } from './pet.js';
@@ -112,3 +113,29 @@ export const PetIdPathSchema = z.pipe(
   z.transform((value: unknown) => (typeof value === 'string' ? integerFromText(value) : value)),
   PositiveInt64Schema,
 );
+
+const SINCE_DESCRIPTION =
+  'Deliver the events after this event id (`0`: every event still kept). Absent, with no `Last-Event-ID`: only ' +
+  'events committed after the stream opened. An id older than what the service keeps is 410 `events_expired`.';
+const LAST_EVENT_ID_DESCRIPTION =
+  "The id of the last event received, as text (what an EventSource's `Last-Event-ID` header and tRPC's " +
+  'reconnecting subscription send): resume after it. It wins over `since` (a reconnect keeps the input it opened ' +
+  'with); one before `since` is 400.';
+
+/** The change feed's query as typed values (tRPC's `pets.events` input; REST reads `Last-Event-ID` into it). */
+export const PetEventsQuerySchema = z.strictObject({
+  status: z
+    .optional(PetStatusSchema)
+    .check(
+      z.describe('Delivers only events of animals with this status; ids still advance past the others.'),
+    ),
+  since: z.optional(EventPositionSchema).check(z.describe(SINCE_DESCRIPTION)),
+  // Text, as sent: decoded by the service (EventPositionTextSchema), the same function for both transports.
+  lastEventId: z.optional(z.nullable(z.string())).check(z.describe(LAST_EVENT_ID_DESCRIPTION)),
+});
+
+/** The change feed's query as it arrives in a URL: each parameter at most once, `since` by the integer rule. */
+export const PetEventsSearchParamsSchema = z.strictObject({
+  status: queryParameter(z.optional(PetStatusSchema)),
+  since: queryParameter(z.optional(EventPositionSchema), integerFromText),
+});

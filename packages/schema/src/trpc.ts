@@ -14,6 +14,8 @@ import type {
   TRPCDecorateCreateRouterOptions,
   TRPCMutationProcedure,
   TRPCQueryProcedure,
+  TRPCSubscriptionProcedure,
+  TrackedEnvelope,
 } from '@trpc/server';
 
 /** One procedure's types: the contract's input (as callers may write it) and output; no metadata. */
@@ -23,10 +25,24 @@ type OperationProcedure<Id extends OperationId> = {
   meta: object;
 };
 
-/** A query or a mutation, as the operation's `trpc.kind` says. */
+/**
+ * A subscription's types: each event `tracked(id, event)`, so tRPC's client resumes from the last id it received
+ * (sent back as `lastEventId`) after a reconnect.
+ */
+type SubscriptionProcedure<Id extends OperationId> = {
+  input: OperationInput<Id>;
+  output: OperationOutput<Id> extends AsyncIterable<infer Event>
+    ? AsyncIterable<TrackedEnvelope<Event>, void, unknown>
+    : never;
+  meta: object;
+};
+
+/** A query, a mutation or a subscription, as the operation's `trpc.kind` says. */
 type ProcedureOf<Id extends OperationId> = Contract[Id]['trpc']['kind'] extends 'mutation'
   ? TRPCMutationProcedure<OperationProcedure<Id>>
-  : TRPCQueryProcedure<OperationProcedure<Id>>;
+  : Contract[Id]['trpc']['kind'] extends 'subscription'
+    ? TRPCSubscriptionProcedure<SubscriptionProcedure<Id>>
+    : TRPCQueryProcedure<OperationProcedure<Id>>;
 
 type RouterNames = Contract[OperationId]['trpc']['router'];
 
@@ -44,10 +60,12 @@ export type AppRouterRecord = {
  * router's type because tRPC's server-side `createCaller` takes it.
  */
 export interface AppRouterContext {
-  /** Who is calling, by key: `env:<n>` or `db:<id>`, never the key. */
+  /** Who is calling, by key: `key:<digest>` (the same on every instance), never the key. */
   caller: { subject: string };
   /** Called with any error that is not the caller's fault, for the logs. */
   onInternalError: (error: unknown, path: string | undefined) => void;
+  /** Drops the HTTP connection of a subscription whose client stopped reading (absent outside HTTP). */
+  closeConnection?: () => void;
 }
 
 /**

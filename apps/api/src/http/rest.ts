@@ -23,6 +23,7 @@ import { type AccessGuard, authorizationOf } from './auth.js';
 import { checkHead, readJsonBody } from './body.js';
 import { queryOf } from './edge.js';
 import { handleError, type InternalErrorSink } from './errors.js';
+import { type EventStreamOptions, sendEventStream } from './event-stream.js';
 import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
@@ -54,18 +55,22 @@ function compilePaths(operations: readonly OperationContract[]): CompiledPath[] 
   const byPath = new Map<string, RestOperationContract[]>();
   for (const op of operations.filter(isRestOperation))
     byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
-  return [...byPath].map(([path, ops]) => {
-    const methods: string[] = ops.map((op) => op.method);
-    if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-    return {
-      pattern: pathPattern(path, API_BASE_PATH),
-      parameterNames: pathParameterNames(path),
-      byMethod: new Map(ops.map((op) => [op.method, op])),
-      allow: methods.join(', '),
-      headers: pathResponseHeaders(ops),
-      operationHeaders: new Map(ops.map((op) => [op.method, operationResponseHeaders(op)])),
-    };
-  });
+  // A literal path before a templated one it also fits (`/pets/events` before `/pets/{petId}`), as OpenAPI matches.
+  const templated = (path: string) => (path.includes('{') ? 1 : 0);
+  return [...byPath]
+    .sort(([a], [b]) => templated(a) - templated(b))
+    .map(([path, ops]) => {
+      const methods: string[] = ops.map((op) => op.method);
+      if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+      return {
+        pattern: pathPattern(path, API_BASE_PATH),
+        parameterNames: pathParameterNames(path),
+        byMethod: new Map(ops.map((op) => [op.method, op])),
+        allow: methods.join(', '),
+        headers: pathResponseHeaders(ops),
+        operationHeaders: new Map(ops.map((op) => [op.method, operationResponseHeaders(op)])),
+      };
+    });
 }
 
 /**
@@ -171,6 +176,8 @@ export interface RestDeps {
   compressAnswer?:
     | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
     | undefined;
+  /** A streaming operation's keep-alive and reconnection delay (event-stream.ts). */
+  eventStream?: Pick<EventStreamOptions, 'keepAliveMs' | 'retryMs'> | undefined;
 }
 
 /**
@@ -215,6 +222,7 @@ export function restHandler({
   onInternalError,
   publicBaseUrl,
   compressAnswer,
+  eventStream = { keepAliveMs: 15_000, retryMs: 1_000 },
 }: RestDeps): RequestHandler {
   const paths = compilePaths(Object.values(contract));
   const call = handlers as Readonly<
@@ -265,6 +273,19 @@ export function restHandler({
         if (!safe && evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
       });
       const { success } = op;
+      if (success.stream !== undefined) {
+        // A stream: the operation checks its input (and may refuse: 400, 410, 429) before the first byte is sent.
+        const stop = new AbortController();
+        const events = (await (call[op.id] as NonNullable<(typeof call)[string]>)(input, {
+          caller,
+          connection: { signal: stop.signal, close: () => res.destroy() },
+        })) as AsyncIterable<{ id: bigint; kind: string }>;
+        if (answeredConditionally(req, res, false)) return stop.abort();
+        return await sendEventStream(req, res, events, () => stop.abort(), {
+          ...eventStream,
+          onInternalError,
+        });
+      }
       let output: unknown;
       if (success.paged === undefined) {
         output = await (call[op.id] as NonNullable<(typeof call)[string]>)(input, { caller });

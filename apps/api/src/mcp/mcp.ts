@@ -142,33 +142,37 @@ interface Tool {
 
 function toolsOf(operations: readonly OperationContract[], deprecated: boolean): Tool[] {
   const byId = new Map(operations.map((op) => [op.id, op]));
-  return operations.filter(isRestOperation).flatMap((op): Tool[] => {
-    if (op.deprecated !== undefined && !deprecated) return [];
-    const via = op.success.paged === undefined ? undefined : byId.get(op.success.paged.via);
-    const body = (via ?? op).success.body;
-    const input = modelJsonSchema(op.input, 'input');
-    const inputSchema = agentSchema(input, 'input') as Json & { properties?: Record<string, unknown> };
-    // A request header that is a field of the typed input (createPet's Idempotency-Key): its rule and meaning, as the
-    // document gives them for the header, on the argument.
-    for (const header of Object.values(op.request.headers ?? {})) {
-      if (inputSchema.properties?.[header.field] === undefined) continue;
-      const { $schema: _dialect, ...rule } = modelJsonSchema(header.schema, 'input');
-      inputSchema.properties[header.field] = { ...rule, description: header.description };
-    }
-    return [
-      {
-        op,
-        handler: via?.id ?? op.id,
-        inputSchema,
-        outputSchema:
-          body === undefined
-            ? { type: 'object' }
-            : (agentSchema(modelJsonSchema(body.schema, 'output'), 'output') as Json),
-        int64: int64Fields(input),
-        paged: via !== undefined,
-      },
-    ];
-  });
+  // A stream (the change feed) is no tool: a tool call answers once.
+  return operations
+    .filter(isRestOperation)
+    .filter((op) => op.success.stream === undefined)
+    .flatMap((op): Tool[] => {
+      if (op.deprecated !== undefined && !deprecated) return [];
+      const via = op.success.paged === undefined ? undefined : byId.get(op.success.paged.via);
+      const body = (via ?? op).success.body;
+      const input = modelJsonSchema(op.input, 'input');
+      const inputSchema = agentSchema(input, 'input') as Json & { properties?: Record<string, unknown> };
+      // A request header that is a field of the typed input (createPet's Idempotency-Key): its rule and meaning, as the
+      // document gives them for the header, on the argument.
+      for (const header of Object.values(op.request.headers ?? {})) {
+        if (inputSchema.properties?.[header.field] === undefined) continue;
+        const { $schema: _dialect, ...rule } = modelJsonSchema(header.schema, 'input');
+        inputSchema.properties[header.field] = { ...rule, description: header.description };
+      }
+      return [
+        {
+          op,
+          handler: via?.id ?? op.id,
+          inputSchema,
+          outputSchema:
+            body === undefined
+              ? { type: 'object' }
+              : (agentSchema(modelJsonSchema(body.schema, 'output'), 'output') as Json),
+          int64: int64Fields(input),
+          paged: via !== undefined,
+        },
+      ];
+    });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { contract as defaultContract, type OperationContract, type OperationId } from '@petstore/schema';
 import type { AppRouter, AppRouterRecord } from '@petstore/schema/trpc';
+import { tracked } from '@trpc/server';
 import type { OperationContext, OperationHandlers } from '../operations.js';
 import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
 
@@ -9,6 +10,38 @@ import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
 // Its type is the contract's (`@petstore/schema/trpc`), which the client is typed by: the procedures are built in a
 // loop over the contract, so their record is asserted, while the root config (context, error shape, transformer)
 // is checked against it by `createAppRouter`'s return type.
+
+/**
+ * A streaming operation as a subscription over SSE: each event `tracked(id, event)`, so tRPC's client sends the
+ * last id back as `lastEventId` when it reconnects and the operation resumes after it.
+ */
+function subscribe(handle: (input: unknown, context: OperationContext) => Promise<unknown>) {
+  return async function* ({
+    input,
+    ctx,
+    signal,
+  }: {
+    input: unknown;
+    ctx: TrpcContext;
+    signal?: AbortSignal;
+  }) {
+    const stop = new AbortController();
+    signal?.addEventListener('abort', () => stop.abort(), { once: true });
+    const events = (await handle(input, {
+      caller: ctx.caller,
+      connection: { signal: stop.signal, close: () => ctx.closeConnection?.() },
+    }).catch((error: unknown) => {
+      throw toTrpcError(error);
+    })) as AsyncIterable<{ id: bigint }>;
+    try {
+      for await (const event of events) yield tracked(String(event.id), event);
+    } catch (error) {
+      throw toTrpcError(error);
+    } finally {
+      stop.abort();
+    }
+  };
+}
 
 function buildRecord(handlers: OperationHandlers, operations: readonly OperationContract[]): AppRouterRecord {
   const call = handlers as unknown as Record<
@@ -30,7 +63,12 @@ function buildRecord(handlers: OperationHandlers, operations: readonly Operation
         throw toTrpcError(error);
       });
     const group = record[op.trpc.router] ?? {};
-    group[op.trpc.procedure] = op.trpc.kind === 'mutation' ? built.mutation(resolve) : built.query(resolve);
+    group[op.trpc.procedure] =
+      op.trpc.kind === 'subscription'
+        ? built.subscription(subscribe(handle))
+        : op.trpc.kind === 'mutation'
+          ? built.mutation(resolve)
+          : built.query(resolve);
     record[op.trpc.router] = group;
   }
   return record as unknown as AppRouterRecord;

@@ -73,10 +73,11 @@ export function trpcMiddleware(
   const config = appRouter._def._config;
   const handler = createExpressMiddleware({
     router: appRouter,
-    createContext: ({ req }) => {
+    createContext: ({ req, res }) => {
       const caller = callers.get(req);
       if (caller === undefined) throw new Error('tRPC request without an admitted caller');
-      return { caller, onInternalError };
+      // A subscription whose client stopped reading is dropped (it resumes from its last id when it reconnects).
+      return { caller, onInternalError, closeConnection: () => res.destroy() };
     },
     responseMeta: ({ info, errors }) => ({
       headers: responseHeaders(info?.calls.map((call) => call.path) ?? [], errors),
@@ -161,17 +162,22 @@ export function trpcMiddleware(
       }
       // A query sent as a mutation or the other way round, also inside a batch (which tRPC answered with a bare
       // "could not be read" labelled text/plain): one 405 naming the call, in tRPC's error shape.
+      // A subscription (the change feed, over SSE) is a GET of its own, never part of a batch.
       const kind = req.method === 'GET' ? 'query' : 'mutation';
+      const typeOf = (name: string) => procedureTable.get(name)?._def.type;
       const misplaced = procedures.find((name) => {
-        const type = procedureTable.get(name)?._def.type;
+        const type = typeOf(name);
+        if (type === 'subscription') return req.method !== 'GET' || batch;
         return type !== undefined && type !== kind;
       });
       if (misplaced !== undefined) {
-        const method = kind === 'query' ? 'POST' : 'GET';
+        const type = typeOf(misplaced);
         const hint = batch ? '; a batch carries only queries (GET) or only mutations (POST)' : '';
         const wrongMethod = new AppError(
           'method_not_allowed',
-          `${misplaced} is a ${kind === 'query' ? 'mutation' : 'query'}: send it with ${method}${hint}`,
+          type === 'subscription'
+            ? `${misplaced} is a subscription: open it alone with GET (httpSubscriptionLink)`
+            : `${misplaced} is a ${type}: send it with ${type === 'query' ? 'GET' : 'POST'}${hint}`,
         );
         sendTrpcError(res, wrongMethod, path);
         return;

@@ -13,6 +13,8 @@ export interface TrpcContext {
   caller: Caller;
   /** Called with any error that is not the caller's fault, for the logs. */
   onInternalError: (error: unknown, path: string | undefined) => void;
+  /** Drops the HTTP connection of a subscription whose client stopped reading (absent outside HTTP). */
+  closeConnection?: () => void;
 }
 
 /**
@@ -67,6 +69,9 @@ const t = initTRPC.context<TrpcContext>().create({
   transformer,
   // Never send stack traces, in any environment.
   isDev: false,
+  // Subscriptions (the change feed) over SSE: a ping keeps an idle stream open through proxies, as REST's keep-alive
+  // comment does, and tells the client to reconnect (with its last event id) when pings stop coming.
+  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 45_000 } },
   errorFormatter({ shape, error, path, ctx }) {
     const known = appErrorOfTrpc(error, path);
     if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);

@@ -14,9 +14,11 @@ export type RestOperationId = {
 /** The typed input of an operation as a caller may write it (int64 as number or bigint), and once parsed. */
 export type OperationInput<Id extends OperationId> = z.input<Contract[Id]['input']>;
 export type OperationParsedInput<Id extends OperationId> = z.output<Contract[Id]['input']>;
-/** What an operation answers with on success (no body: `undefined`). */
+/** What an operation answers with on success (no body: `undefined`; a stream: its events, as they come). */
 export type OperationOutput<Id extends OperationId> = Contract[Id]['success'] extends {
   body: { schema: infer S extends z.ZodMiniType };
 }
   ? z.output<S>
-  : undefined;
+  : Contract[Id]['success'] extends { stream: { event: { schema: infer E extends z.ZodMiniType } } }
+    ? AsyncIterable<z.output<E>>
+    : undefined;

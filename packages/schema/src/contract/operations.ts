@@ -4,12 +4,15 @@
 // generated from it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
 import * as z from 'zod/mini';
 import type { ErrorCode } from '../error.js';
+import { LAST_EVENT_ID_HEADER, PetEventSchema } from '../events.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../idempotency.js';
 import { PositiveInt64Schema } from '../int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from '../pet.js';
 import {
   ListPetsQuerySchema,
   ListPetsSearchParamsSchema,
+  PetEventsQuerySchema,
+  PetEventsSearchParamsSchema,
   PetIdPathSchema,
   PetsPageQuerySchema,
 } from '../queries.js';
@@ -337,6 +340,68 @@ export const contract = {
     },
     stability: 'stable',
     trpc: { router: 'pets', procedure: 'create', kind: 'mutation' },
+  }),
+  streamPetEvents: operation({
+    id: 'streamPetEvents',
+    method: 'GET',
+    path: '/pets/events',
+    summary: 'Follow new animals (beta)',
+    description:
+      'A stream of Server-Sent Events, one per animal added (`pet.created`), in the order they were committed, each ' +
+      'with its event id as `id:`: every event after the position asked for (`since`, or the `Last-Event-ID` a ' +
+      'reconnecting EventSource sends) exactly once, with no gap, whichever instance serves the stream; without ' +
+      'either, the events from now on. `status` keeps only the events of animals with that status. A comment line ' +
+      'keeps an idle connection open. The stream ends when the service restarts or the client stops reading: ' +
+      'reconnect with `Last-Event-ID` to resume. Events are kept for a limited time (7 days by default): a ' +
+      'position older than that is 410 (and a stream that falls behind it ends with an `error` event carrying the ' +
+      'same Error body). Each open stream counts as a request against the rate limit, and a caller may hold a ' +
+      'bounded number of streams at once on each instance (429).',
+    request: {
+      query: PetEventsSearchParamsSchema,
+      headers: {
+        [LAST_EVENT_ID_HEADER]: {
+          field: 'lastEventId',
+          description:
+            'The id of the last event received (sent by an EventSource when it reconnects): resume after it. It ' +
+            'wins over `since` (a reconnect keeps the URL it opened with); one before `since` is 400.',
+          schema: z.string(),
+          invalidCode: 'validation_failed',
+        },
+      },
+    },
+    input: z.prefault(PetEventsQuerySchema, {}),
+    success: {
+      status: 200,
+      description: 'The event stream (`text/event-stream`), open until either side closes it',
+      stream: { event: { id: 'PetEvent', schema: PetEventSchema } },
+      headers: {
+        'Cache-Control': {
+          description:
+            '`no-store, no-transform`: a stream is never cached, nor coded or held back by a proxy.',
+          required: true,
+        },
+        'X-Accel-Buffering': {
+          description: '`no`: a proxy that buffers answers (nginx) passes each event on at once.',
+          required: true,
+        },
+      },
+    },
+    errors: {
+      400: {
+        description:
+          'A query parameter is invalid, repeated or unknown, `since` or `Last-Event-ID` is not an event id, or ' +
+          '`Last-Event-ID` is before `since`.',
+        codes: ['validation_failed'],
+      },
+      410: {
+        description:
+          'The events after the position asked for are no longer kept (older than the retention): list the animals ' +
+          'again (listPets), then follow from now.',
+        codes: ['events_expired'],
+      },
+    },
+    stability: 'beta',
+    trpc: { router: 'pets', procedure: 'events', kind: 'subscription' },
   }),
   getPet: operation({
     id: 'getPet',

@@ -92,6 +92,12 @@ export interface OperationContract {
      * cursor=...>; rel="next"`. The operation itself (tRPC) answers the items alone.
      */
     readonly paged?: { readonly via: string };
+    /**
+     * A stream of events instead of one body: REST answers `text/event-stream` (Server-Sent Events, each event's
+     * `data` one line of `event`'s JSON, its `id:` the event's id), tRPC's subscription yields the same events
+     * (`tracked(id, event)`), and the handler returns them as an async iterable.
+     */
+    readonly stream?: { readonly event: BodyContract };
   };
   /** Every error status the operation can answer with. Nothing else is ever sent for it. */
   readonly errors: Readonly<Record<number, ErrorResponseContract>>;
@@ -103,7 +109,11 @@ export interface OperationContract {
    * (`x-stability`). Independent of `deprecated`: a deprecated operation keeps its level until it is removed.
    */
   readonly stability: StabilityLevel;
-  readonly trpc: { readonly router: string; readonly procedure: string; readonly kind: 'query' | 'mutation' };
+  readonly trpc: {
+    readonly router: string;
+    readonly procedure: string;
+    readonly kind: 'query' | 'mutation' | 'subscription';
+  };
 }
 
 /** Whether an operation is served over REST (tRPC-only operations have no method and path). */

@@ -1,0 +1,44 @@
+import { EventPositionTextSchema, type OperationParsedInput, type PetEvent } from '@petstore/schema';
+import { describeIssues } from '@petstore/schema/internal';
+import { AppError } from '../errors.js';
+import type { OperationContext } from '../operations.js';
+import type { PetFeed } from './pet-feed.js';
+
+/**
+ * Where a subscriber resumes: after `lastEventId` (an EventSource's `Last-Event-ID`, tRPC's reconnecting
+ * `lastEventId`: text, decoded here by the one rule for both transports), else after `since`, else from now
+ * (undefined). Both given: a reconnect to the URL the stream was opened with, so `lastEventId` is the later position
+ * and wins; one before `since` contradicts it (400).
+ */
+export function resumePosition({
+  since,
+  lastEventId,
+}: OperationParsedInput<'streamPetEvents'>): bigint | undefined {
+  if (lastEventId === undefined || lastEventId === null) return since;
+  const parsed = EventPositionTextSchema.safeParse(lastEventId);
+  if (!parsed.success) {
+    throw new AppError('validation_failed', describeIssues(parsed.error, 'Last-Event-ID (lastEventId)'));
+  }
+  if (since !== undefined && parsed.data < since) {
+    throw new AppError(
+      'validation_failed',
+      `Last-Event-ID (lastEventId) ${parsed.data} is before since=${since}: the two contradict each other`,
+    );
+  }
+  return parsed.data;
+}
+
+/** streamPetEvents, the change feed's operation, over the process's feed: REST (SSE) and tRPC both call it. */
+export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
+  return async (
+    input: OperationParsedInput<'streamPetEvents'>,
+    { caller, connection }: OperationContext,
+  ): Promise<AsyncIterable<PetEvent>> =>
+    feed.follow({
+      after: resumePosition(input),
+      status: input.status,
+      subject: caller.subject,
+      signal: connection?.signal ?? new AbortController().signal,
+      onStalled: connection?.close,
+    });
+}

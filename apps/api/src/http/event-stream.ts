@@ -1,0 +1,99 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stringifyJson } from '@petstore/schema';
+import { toAppError } from '../errors.js';
+
+// A streaming operation's REST answer: Server-Sent Events (the WHATWG HTML standard, section 9.2), one event per
+// item the operation yields. Written straight on Node's response, with backpressure: the next event is asked of the
+// operation only once the previous one was taken by the socket, so nothing queues here for a client that reads
+// slowly; one that stops reading is closed by the operation (its stall rule), never buffered without bound.
+
+/** An item of a stream: its id (the `id:` field, what `Last-Event-ID` sends back) and its kind (`event:`). */
+interface StreamedEvent {
+  id: bigint;
+  kind: string;
+}
+
+export interface EventStreamOptions {
+  /** A comment line this often keeps an idle connection open through proxies (and tells a dead one). */
+  keepAliveMs: number;
+  /** The `retry:` an EventSource waits before it reconnects, in milliseconds. */
+  retryMs: number;
+  /** An error that is not an AppError, for the logs (the stream is then cut, so the client reconnects). */
+  onInternalError: (error: unknown, req: IncomingMessage) => void;
+}
+
+/** One event as its lines: `id:`, `event:` and one `data:` line of JSON (JSON text holds no raw line break). */
+const eventText = (event: StreamedEvent) =>
+  `id: ${event.id}\nevent: ${event.kind}\ndata: ${stringifyJson(event)}\n\n`;
+
+/**
+ * Answers `req` with the events of `events`, until the client goes (`abort` is then called: the operation stops),
+ * the operation ends (the response ends), or it fails: an AppError mid-stream (`events_expired`) is sent as an
+ * `error` event carrying the Error body, then the stream ends; anything else is logged and the connection is cut.
+ * A HEAD gets the headers only.
+ */
+export async function sendEventStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  events: AsyncIterable<StreamedEvent>,
+  abort: () => void,
+  { keepAliveMs, retryMs, onInternalError }: EventStreamOptions,
+): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  // Never cached, never coded by a proxy or by our compression (no-transform), never buffered by nginx.
+  res.setHeader('Cache-Control', 'no-store, no-transform');
+  res.setHeader('X-Accel-Buffering', 'no');
+  if (req.method === 'HEAD') {
+    abort();
+    res.end();
+    return;
+  }
+  let closed = false;
+  res.once('close', () => {
+    closed = true;
+    abort();
+  });
+  res.write(`retry: ${retryMs}\n\n`);
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+  keepAlive.unref();
+  const iterator = events[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true || closed) break;
+      if (!res.write(eventText(next.value))) {
+        await drainedOrClosed(res);
+      }
+    }
+    res.end();
+  } catch (error) {
+    const known = toAppError(error);
+    if (known !== undefined && !closed) {
+      res.end(
+        `event: error\ndata: {"code":"${known.code}","message":${JSON.stringify(known.message)},"status":${known.status}}\n\n`,
+      );
+    } else {
+      if (known === undefined) onInternalError(error, req);
+      res.destroy();
+    }
+  } finally {
+    clearInterval(keepAlive);
+    abort();
+    // Not awaited: an iterator waiting for its next event ends on the abort; its return() settles then.
+    iterator.return?.()?.catch(() => {});
+  }
+}
+
+/** Resolves once the socket took what was written (`drain`) or the client went (`close`), leaving no listener. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
