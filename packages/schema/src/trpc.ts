@@ -15,7 +15,6 @@ import type {
   TRPCMutationProcedure,
   TRPCQueryProcedure,
   TRPCSubscriptionProcedure,
-  TrackedEnvelope,
 } from '@trpc/server';
 
 /** One procedure's types: the contract's input (as callers may write it) and output; no metadata. */
@@ -32,7 +31,7 @@ type OperationProcedure<Id extends OperationId> = {
 type SubscriptionProcedure<Id extends OperationId> = {
   input: OperationInput<Id>;
   output: OperationOutput<Id> extends AsyncIterable<infer Event>
-    ? AsyncIterable<TrackedEnvelope<Event>, void, unknown>
+    ? AsyncIterable<{ id: string; data: Event }, void, unknown>
     : never;
   meta: object;
 };

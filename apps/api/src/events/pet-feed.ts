@@ -397,6 +397,10 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       };
       let current: Awaited<ReturnType<typeof readHead>>;
       try {
+        // From now: the events committed so far are numbered first, so that "now" comes after them (a pet whose
+        // create answered before the stream opened is not delivered; only one whose transaction is older than a
+        // write still running at that moment may be, as it cannot be numbered before that write ends).
+        if (after === undefined) await sequence();
         current = await readHead(sql);
       } catch (error) {
         release();

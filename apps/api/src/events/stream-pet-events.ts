@@ -10,7 +10,7 @@ import type { PetFeed } from './pet-feed.js';
  * (undefined). Both given: a reconnect to the URL the stream was opened with, so `lastEventId` is the later position
  * and wins; one before `since` contradicts it (400).
  */
-export function resumePosition({
+function resumePosition({
   since,
   lastEventId,
 }: OperationParsedInput<'streamPetEvents'>): bigint | undefined {
