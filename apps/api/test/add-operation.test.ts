@@ -197,9 +197,10 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
     // @ts-expect-error updatePet declares no Idempotency-Key header, so its options have no key
     const updateOptions: Parameters<typeof client.updatePet>[1] = { idempotencyKey: 'k' };
     expect([createOptions, updateOptions]).toHaveLength(2);
-    // The methods of the real contract are there too, unchanged.
+    // The methods of the real contract are there too, unchanged; its stream (streamPetEvents) is followed, not
+    // called: no generic method, the follower instead.
     expect(Object.keys(client).sort()).toEqual(
-      ['allPets', 'createPet', 'getPet', 'listPets', 'listPetsPage', 'updatePet'].sort(),
+      ['allPets', 'createPet', 'followPetEvents', 'getPet', 'listPets', 'listPetsPage', 'updatePet'].sort(),
     );
   });
 

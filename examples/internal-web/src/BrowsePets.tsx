@@ -2,15 +2,20 @@ import { apiErrorOf } from '@petstore/client';
 import { PET_STATUSES, type PetStatus } from '@petstore/schema';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
+import { useLivePets } from './live-pets.js';
 import { isPetStatus } from './pet-form.js';
 import { useTRPC } from './trpc.js';
 
 /** Pets per page: the API's largest page, so 250 pets are three requests. */
 const PAGE_SIZE = 100;
 
-/** The pet list over `pets.page`, a page at a time, filtered by status. ids and categoryIds are bigints. */
+/**
+ * The pet list over `pets.page`, a page at a time, filtered by status. ids and categoryIds are bigints. Pets added
+ * anywhere else join it as they are created (live-pets.ts).
+ */
 export function BrowsePets() {
   const trpc = useTRPC();
+  const live = useLivePets();
   const filterId = useId();
   const [status, setStatus] = useState<PetStatus | ''>('');
   const pets = useInfiniteQuery(
@@ -34,6 +39,13 @@ export function BrowsePets() {
   return (
     <section aria-labelledby="browse-heading">
       <h2 id="browse-heading">Pets</h2>
+      <p role="status" className={`live ${live.state}`}>
+        {live.state === 'live'
+          ? 'Live: pets added anywhere appear here.'
+          : live.state === 'stopped'
+            ? `Live updates stopped (${live.error ?? 'the Pet Store API did not answer'}); the list was fetched again.`
+            : 'Connecting to live updates…'}
+      </p>
       <div className="field">
         <label htmlFor={filterId}>Show status</label>
         <select

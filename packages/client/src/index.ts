@@ -5,6 +5,8 @@ export type {
   OperationApiError,
   OperationErrorCode,
   Pet,
+  PetEvent,
+  PetEventKind,
   PetStatus,
   PetsPage,
 } from '@petstore/schema';
@@ -13,7 +15,14 @@ export type { PetStoreErrorKind, PetStoreOperationError } from './client-error.j
 export { isPetStoreApiError, PetStoreApiError } from './client-error.js';
 export type { PetStoreEnvironment, PetStoreTarget } from './environments.js';
 export { ENVIRONMENT_VARIABLES, resolveBaseUrl } from './environments.js';
-export type { CreatePetOptions, PetsPageResult, RestClient, RestClientOptions } from './rest-client.js';
+export type { FollowOptions } from './follow-events.js';
+export type {
+  CreatePetOptions,
+  FollowPetEventsQuery,
+  PetsPageResult,
+  RestClient,
+  RestClientOptions,
+} from './rest-client.js';
 export { createRestClient, nextCursorFromLink } from './rest-client.js';
 export type { CallOptions, CallPolicyOptions, RetryOptions } from './retry.js';
 export { CallAbortedError } from './retry.js';

@@ -1,14 +1,16 @@
 import {
   type Contract,
   contract as defaultContract,
-  ErrorSchema,
   type HttpMethod,
   IDEMPOTENCY_KEY_HEADER,
   type Int64Input,
   type ListPetsQueryInput,
   type NewPetInput,
   type OperationContract,
+  PET_EVENT_KINDS,
   type Pet,
+  type PetEvent,
+  PetEventSchema,
   type PetStatus,
   parseJson,
   type RestOperationContract,
@@ -20,7 +22,9 @@ import type * as z from 'zod/mini';
 import { authorizationHeaders } from './api-key.js';
 import { PetStoreApiError } from './client-error.js';
 import { type PetStoreTarget, resolveBaseUrl } from './environments.js';
+import { type FollowOptions, followEventStream } from './follow-events.js';
 import { readAfterFetch } from './read-after.js';
+import { errorOfReply } from './reply-error.js';
 import {
   attemptsOf,
   attemptsSuffix,
@@ -85,6 +89,24 @@ export interface RestClient extends ContractRestClient {
     query?: { status?: PetStatus; limit?: number },
     options?: CallOptions,
   ): AsyncGenerator<Pet, void, undefined>;
+  /**
+   * streamPetEvents (beta): `GET /pets/events`, the change feed, as events arrive: each event once, in id order,
+   * for as long as the loop runs. `since` starts after that event id (`0`: every event still kept); without it,
+   * only events after the stream opened. A dropped connection, a 5xx, a 429 or the end of the stream is followed
+   * by a reconnect after a backoff, resuming after the last event yielded (`Last-Event-ID`). Fails with a
+   * {@link PetStoreApiError} on any other refusal (401, 400, 410 `events_expired`: list the pets again, then
+   * follow from now), and once it could not reconnect within `timeoutMs`. `break` or the signal closes it.
+   */
+  followPetEvents(
+    query?: FollowPetEventsQuery,
+    options?: FollowOptions,
+  ): AsyncGenerator<PetEvent, void, undefined>;
+}
+
+/** What {@link RestClient.followPetEvents} follows: events of pets with `status` only, after event id `since`. */
+export interface FollowPetEventsQuery {
+  status?: PetStatus;
+  since?: Int64Input;
 }
 
 /** A page of pets over REST: the body, and the cursor of the next page from its `Link` header (or null). */
@@ -136,11 +158,16 @@ type ArgumentsOf<Op> = Op extends { request: { body: { schema: infer S extends z
     ? [query?: InputOf<Op>, options?: OptionsOf<Op>]
     : [value: InputOf<Op>[ParamName<Op> & keyof InputOf<Op>], options?: OptionsOf<Op>];
 
-/** One method per REST operation of the contract (default the interface's), typed from it. */
+/**
+ * One method per REST operation of the contract (default the interface's), typed from it. A stream (an operation
+ * with `success.stream`) has no such method: it is not one answer; the client follows it with an iterator.
+ */
 export type ContractRestClient<C extends AnyContract = Contract> = {
-  [Id in keyof C & string as C[Id] extends { method: HttpMethod } ? Id : never]: (
-    ...args: ArgumentsOf<C[Id]>
-  ) => Promise<OutputOf<C[Id]>>;
+  [Id in keyof C & string as C[Id] extends { method: HttpMethod }
+    ? C[Id] extends { success: { stream: object } }
+      ? never
+      : Id
+    : never]: (...args: ArgumentsOf<C[Id]>) => Promise<OutputOf<C[Id]>>;
 };
 
 type Json = ReturnType<typeof parseJson>;
@@ -154,6 +181,13 @@ function trustPet(value: Json): Json {
   if (Array.isArray(value)) return value.map(trustPet);
   const pet = value as Record<string, unknown>;
   return { ...pet, id: toBigInt(pet.id), categoryId: toBigInt(pet.categoryId) };
+}
+
+/** {@link trustPet} for an event: its own id and its pet's int64 fields. */
+function trustEvent(value: Json): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const event = value as Record<string, unknown>;
+  return { ...event, id: toBigInt(event.id), pet: trustPet(event.pet as Json) };
 }
 
 // A query string cannot carry types, so values are written as text and the service reads them back; anything
@@ -254,31 +288,15 @@ export function createRestClient(options: RestClientOptions & { contract?: AnyCo
       );
     }
 
+    if (status < 200 || status > 299) throw errorOfReply(`${method} ${url}`, status, text, attempts);
     let json: Json;
     try {
       // A success without a body (204) has no JSON to read.
-      json =
-        text === '' && schema === undefined && status >= 200 && status <= 299 ? undefined : parseJson(text);
+      json = text === '' && schema === undefined ? undefined : parseJson(text);
     } catch {
       throw new PetStoreApiError(
         'non_json',
         `${method} ${url} answered ${status} with a body that is not JSON${attemptsSuffix(attempts)}`,
-        { status, responseText: text, attempts },
-      );
-    }
-
-    if (status < 200 || status > 299) {
-      const error = ErrorSchema.safeParse(json);
-      if (error.success) {
-        throw new PetStoreApiError(
-          'api',
-          `${error.data.code} (${status}): ${error.data.message}${attemptsSuffix(attempts)}`,
-          { status, error: error.data, attempts },
-        );
-      }
-      throw new PetStoreApiError(
-        'invalid_body',
-        `${method} ${url} answered ${status} without an Error body${attemptsSuffix(attempts)}`,
         { status, responseText: text, attempts },
       );
     }
@@ -297,7 +315,8 @@ export function createRestClient(options: RestClientOptions & { contract?: AnyCo
   }
 
   const client: Record<string, unknown> = {};
-  for (const op of Object.values(options.contract ?? defaultContract).filter(isRestOperation)) {
+  const operations = Object.values(options.contract ?? defaultContract).filter(isRestOperation);
+  for (const op of operations.filter((candidate) => candidate.success.stream === undefined)) {
     const takesKey = op.request.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined;
     client[op.id] = (argument?: unknown, callOptions: CreatePetOptions = {}) => {
       const { path, body } = requestOf(op, argument);
@@ -346,5 +365,40 @@ export function createRestClient(options: RestClientOptions & { contract?: AnyCo
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
   };
+  const streamPetEvents = restOperations.find((op) => op.id === 'streamPetEvents') as RestOperationContract;
+  const followDeps = {
+    // Not the retrying fetch: its deadline would cut a stream that is meant to stay open. The follower retries.
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    headers: authorization,
+    policy,
+    kinds: PET_EVENT_KINDS,
+    decode: (data: string, request: string): PetEvent => {
+      let json: Json;
+      try {
+        json = parseJson(data);
+      } catch {
+        throw new PetStoreApiError('non_json', `${request} sent an event whose data is not JSON`, {
+          status: 200,
+          responseText: data,
+        });
+      }
+      if (!validate) return trustEvent(json) as PetEvent;
+      const result = PetEventSchema.safeParse(json);
+      if (!result.success) {
+        throw new PetStoreApiError(
+          'invalid_body',
+          `${request} sent an event that does not match the interface: ${describeIssues(result.error, 'field')}`,
+          { status: 200, responseText: data },
+        );
+      }
+      return result.data;
+    },
+  } satisfies Parameters<typeof followEventStream<PetEvent>>[0];
+  client.followPetEvents = (query: FollowPetEventsQuery = {}, followOptions: FollowOptions = {}) =>
+    followEventStream(
+      followDeps,
+      `${baseUrl}${streamPetEvents.path}${queryString({ status: query.status, since: query.since })}`,
+      followOptions,
+    );
   return client;
 }

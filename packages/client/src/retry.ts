@@ -144,7 +144,8 @@ export class CallAbortedError extends Error {
 }
 shareIdentity(CallAbortedError, '@petstore/client.CallAbortedError');
 
-const sleep = (ms: number, signal: AbortSignal) =>
+/** Resolves after `ms`, or rejects with the reason as soon as `signal` aborts. */
+export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

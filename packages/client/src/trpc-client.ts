@@ -1,8 +1,17 @@
 import { IDEMPOTENCY_KEY_HEADER, operations, TRPC_ENDPOINT, trpcPath } from '@petstore/schema';
 // The router's type comes from the contract, which the service implements: the client never sees the server.
 import type { AppRouter } from '@petstore/schema/trpc';
-import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient, type TRPCLink } from '@trpc/client';
+import {
+  createTRPCClient,
+  httpBatchLink,
+  httpLink,
+  httpSubscriptionLink,
+  splitLink,
+  type TRPCClient,
+  type TRPCLink,
+} from '@trpc/client';
 import { observable } from '@trpc/server/observable';
+import { EventSource, type FetchLike } from 'eventsource';
 import superjson from 'superjson';
 import { authorizationHeaders } from './api-key.js';
 import { type PetStoreEnvironment, resolveBaseUrl } from './environments.js';
@@ -13,8 +22,10 @@ import {
   type CallPolicyOptions,
   createRetryingFetch,
   newIdempotencyKey,
+  parseRetryAfter,
   type RetryPolicy,
   retryPolicy,
+  sleep,
 } from './retry.js';
 import { assertClientRuntime } from './runtime.js';
 
@@ -109,11 +120,38 @@ function idempotencyLink(policy: RetryPolicy): TRPCLink<AppRouter> {
       });
 }
 
+/** Statuses after which a subscription's EventSource connects again instead of giving up. */
+const SUBSCRIPTION_RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/**
+ * The `fetch` of a subscription's EventSource (the `eventsource` package, which takes one: a browser's own
+ * EventSource cannot send headers, and Node has none without a flag): the bearer key on every connection, and a
+ * 429 or 5xx turned into a network error after its Retry-After (at most `maxRetryAfterMs`), because an
+ * EventSource gives up for good on any status but 200 while it retries a network error after its `retry:` time,
+ * resuming with `Last-Event-ID`.
+ */
+function subscriptionFetch(
+  inner: typeof globalThis.fetch,
+  authorization: Record<string, string>,
+  policy: RetryPolicy,
+): FetchLike {
+  return async (url, init) => {
+    const response = await inner(url, { ...init, headers: { ...init.headers, ...authorization } });
+    if (!SUBSCRIPTION_RETRY_STATUSES.has(response.status)) return response;
+    await response.body?.cancel();
+    const wait = Math.min(parseRetryAfter(response.headers.get('retry-after')) ?? 0, policy.maxRetryAfterMs);
+    if (init.signal) await sleep(wait, init.signal);
+    throw new TypeError(`${url} answered ${response.status}: connecting again`);
+  };
+}
+
 /**
  * A tRPC client for internal TypeScript apps. Inputs and results are typed by the service's `AppRouter`; int64
  * values travel as `bigint` (superjson). Calls are retried like the REST client's (`retries`, `timeoutMs`);
  * each takes an AbortSignal as tRPC's own `{ signal }` option, and `pets.create` accepts `idempotencyKey`. A failure is a `TRPCClientError` whose `data.error` is the same
- * `Error` body REST would have sent; `apiErrorOf(error)` reads it for either client.
+ * `Error` body REST would have sent; `apiErrorOf(error)` reads it for either client. Subscriptions
+ * (`pets.events.subscribe(input, { onData })`) run over Server-Sent Events with the bearer key, in Node and in
+ * browsers alike, and resume after a dropped connection from the last event received.
  */
 export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient {
   assertClientRuntime();
@@ -138,7 +176,24 @@ export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient
   return createTRPCClient<AppRouter>({
     links: [
       idempotencyLink(policy),
-      options.batch === false ? httpLink(linkOptions) : httpBatchLink(linkOptions),
+      splitLink({
+        // Subscriptions (the change feed, pets.events) over Server-Sent Events; each event is tracked by its id, so
+        // a reconnect resumes after the last one received (`Last-Event-ID`, read by the service as lastEventId).
+        condition: (op) => op.type === 'subscription',
+        true: httpSubscriptionLink({
+          url,
+          transformer: superjson,
+          EventSource,
+          eventSourceOptions: {
+            fetch: subscriptionFetch(
+              options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+              authorization,
+              policy,
+            ),
+          },
+        }),
+        false: options.batch === false ? httpLink(linkOptions) : httpBatchLink(linkOptions),
+      }),
     ],
   });
 }

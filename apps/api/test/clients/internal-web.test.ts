@@ -257,6 +257,30 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
     expect(await page.locator('.lookup-result').count()).toBe(0);
   });
 
+  it('shows a pet created elsewhere without a reload or a refetch (the change feed)', async () => {
+    await page.getByText('Live: pets added anywhere appear here.').waitFor();
+    const before = proxy.requests.length;
+    // Another tab, another clerk: a create through REST that the page knows nothing about.
+    const created = await fetch(`${server.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' },
+      body: '{"name":"From another tab","categoryId":9007199254740993,"status":"sold"}',
+    });
+    expect(created.status).toBe(201);
+    // Ids are above 2^53 here: read digit for digit, not through JSON.parse.
+    const id = /"id":([0-9]+)/.exec(await created.text())?.[1];
+    const row = page.locator('tbody tr').filter({ hasText: 'From another tab' });
+    await row.waitFor({ timeout: scaled(20_000) });
+    expect(await row.locator('td').allTextContents()).toEqual([
+      id,
+      'From another tab',
+      '9007199254740993',
+      'sold',
+    ]);
+    expect(proxy.requests.slice(before).filter((request) => request.url.includes('pets.page'))).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('pages through 250 pets with the status filter, keyboard focus following the list', async () => {
     await server.database.sql.rows(
       `INSERT INTO pets (name, category_id, status)

@@ -1,6 +1,7 @@
 // An HTTP proxy in front of the API that a test can make misbehave per request, as a network or a gateway
 // would: answer for the API (a 503 with Retry-After), or forward a request and then lose the API's answer
-// (the API did the work; the client sees a dropped connection). It records what every request carried.
+// (the API did the work; the client sees a dropped connection). It records what every request carried. An event
+// stream (the change feed) is passed on as it comes.
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -66,6 +67,13 @@ export async function startFaultyProxy(targetBaseUrl: string): Promise<FaultyPro
       const upstream = httpRequest(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
         (answer) => {
+          if (fault !== 'lose-response' && /^text\/event-stream/.test(answer.headers['content-type'] ?? '')) {
+            // A stream never ends by itself: it is passed on as it comes, and closed when the client goes.
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            res.once('close', () => answer.destroy());
+            return;
+          }
           const answerChunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
           answer.on('end', () => {
