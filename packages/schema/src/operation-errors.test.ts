@@ -48,10 +48,7 @@ describe('OperationErrorCode', () => {
   });
 
   it('leaves to the edge the codes no operation declares', () => {
-    // events_expired: until the change feed's operation (streamPetEvents, issue 38) declares it.
-    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<
-      'route_not_found' | 'method_not_allowed' | 'events_expired'
-    >();
+    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<'route_not_found' | 'method_not_allowed'>();
   });
 
   it('pairs each code of an error body with its status', () => {

@@ -11,7 +11,7 @@ import { type Database, openDatabase } from '../db/database.js';
 import { applyPendingMigrations } from '../db/migrate.js';
 import type { Sql } from '../db/sql.js';
 import { pgWakeups, silentWakeups, type Wakeups } from '../db/wakeups.js';
-import { AppError } from '../errors.js';
+import { toAppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createPetsService, type PetsService } from '../pets/pets.service.js';
 import { pruneEvents, readHead } from './pet-events.store.js';
@@ -227,9 +227,8 @@ describe.each(kinds)('the pet feed on %s', (_, open) => {
       const refused = await capped
         .follow({ subject: 'alice', signal: signal() })
         .catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(AppError);
-      expect(refused).toMatchObject({ code: 'rate_limited', status: 429 });
-      expect(Number((refused as AppError).headers['Retry-After'])).toBeGreaterThan(0);
+      expect(toAppError(refused)).toMatchObject({ code: 'rate_limited', status: 429 });
+      expect(Number(toAppError(refused)?.headers['Retry-After'])).toBeGreaterThan(0);
       await capped.follow({ subject: 'bob', signal: signal() });
       await first.return?.();
       await capped.follow({ subject: 'alice', signal: signal() });

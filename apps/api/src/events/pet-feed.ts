@@ -1,7 +1,7 @@
 import type { PetStatus } from '@petstore/schema';
 import type { Sql } from '../db/sql.js';
 import type { Wakeups } from '../db/wakeups.js';
-import { AppError, serviceUnavailable } from '../errors.js';
+import { operationError, serviceUnavailable } from '../errors.js';
 import { type PetEventRecord, pruneEvents, readEvents, readHead } from './pet-events.store.js';
 
 export type { PetEventRecord } from './pet-events.store.js';
@@ -70,7 +70,7 @@ const RETRY_AFTER_SECONDS = 5;
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 const expired = (after: bigint, prunedThrough: bigint) =>
-  new AppError(
+  operationError<'streamPetEvents'>(
     'events_expired',
     `the events after ${after} are no longer kept (pruned through ${prunedThrough}): read the current state, ` +
       `then follow from ${prunedThrough} or later`,
@@ -352,7 +352,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       const { after, subject, signal } = followOptions;
       const open0 = openPerSubject.get(subject) ?? 0;
       if (open0 >= maxPerCaller) {
-        throw new AppError(
+        throw operationError<'streamPetEvents'>(
           'rate_limited',
           `this caller already follows the events ${maxPerCaller} times on this server: close one first`,
           { 'Retry-After': String(RETRY_AFTER_SECONDS) },
