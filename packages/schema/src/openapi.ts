@@ -423,11 +423,6 @@ function responses(
           : headerObjects({ 'Content-Encoding': CONTENT_ENCODING_HEADER_CONTRACT })),
         ...RATE_LIMITED,
         ...EVERY_RESPONSE,
-        // A shared header the operation declares itself has the operation's value (the stream's Cache-Control:
-        // `no-store, no-transform`, not only `no-store`).
-        ...Object.fromEntries(
-          Object.entries(headerObjects(op.success.headers)).filter(([name]) => name in EVERY_RESPONSE),
-        ),
       },
       ...(op.success.body === undefined ? {} : { content: json(op.success.body.id) }),
       ...(op.success.stream === undefined ? {} : { content: eventStream(op.success.stream.event.id) }),
