@@ -110,7 +110,6 @@ const STREAM_HEAD = {
   ...EVERY,
   'petstore-stability': 'beta',
   'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store, no-transform',
   'x-accel-buffering': 'no',
 };
 const sse = (id: number, data: unknown, kind = 'pet.created') =>
