@@ -79,7 +79,7 @@ export interface AppDeps {
    * The change feed streamPetEvents follows (events/pet-feed.ts), with its wake-ups; when absent, one made on the
    * first subscription over `sql`, woken by polling alone, with the default settings.
    */
-  petFeed?: Pick<PetFeed, 'follow'> | undefined;
+  petFeed?: Pick<PetFeed, 'follow' | 'wake'> | undefined;
   /** A keep-alive comment on an idle event stream this often (EVENTS_KEEPALIVE_MS; 15 s when absent). */
   eventsKeepAliveMs?: number | undefined;
   /** Request metrics (METRICS_PORT); none when absent. */
@@ -149,12 +149,19 @@ export function createOperationHandlers(
 ): OperationHandlers {
   const { logger } = deps;
   let feed = deps.petFeed;
+  const pets = createPetsService(deps.sql, {
+    idempotencyKeyTtlSeconds: deps.idempotencyKeyTtlSeconds,
+    onSweepError: (error) => logger.warn({ err: error }, 'could not sweep expired idempotency keys'),
+    replicas: deps.replicas,
+  });
   return {
-    ...createPetsService(deps.sql, {
-      idempotencyKeyTtlSeconds: deps.idempotencyKeyTtlSeconds,
-      onSweepError: (error) => logger.warn({ err: error }, 'could not sweep expired idempotency keys'),
-      replicas: deps.replicas,
-    }),
+    ...pets,
+    // The feed is told of each pet created here, so the event reaches followers without waiting for its poll.
+    async createPet(newPet, context) {
+      const pet = await pets.createPet(newPet, context);
+      feed?.wake();
+      return pet;
+    },
     streamPetEvents: createStreamPetEvents({
       follow: (options) => {
         feed ??= createPetFeed(deps.sql, silentWakeups(), {

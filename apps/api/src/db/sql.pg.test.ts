@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { toAppError } from '../errors.js';
-import { pruneEvents, readEvents, readHead } from '../events/pet-events.store.js';
+import { pruneEvents, readEvents, readHead, sequenceEvents } from '../events/pet-events.store.js';
 import { createApiKeysService, createIssuedKeyLookup } from '../keys/api-keys.service.js';
 import { createRateLimitStore } from '../limits/rate-limit.store.js';
 import { createLogger } from '../logger.js';
@@ -198,6 +198,7 @@ const command = fc.oneof(
   fc.constant({ kind: 'applied' as const }),
   // The change feed's reads and its pruning (events/pet-events.store.ts), on the events the creates above wrote.
   fc.constant({ kind: 'feedHead' as const }),
+  fc.record({ kind: fc.constant('feedSequence' as const), limit: fc.integer({ min: 1, max: 20 }) }),
   fc.record({
     kind: fc.constant('feedPage' as const),
     after: int64ish,
@@ -259,6 +260,7 @@ const EVERY_STATEMENT: Command[] = [
   { kind: 'migrations' },
   { kind: 'applied' },
   { kind: 'feedHead' },
+  { kind: 'feedSequence', limit: 1000 },
   { kind: 'feedPage', after: 0n, limit: 10 },
   { kind: 'feedPrune', retentionSeconds: -3600 },
 ];
@@ -350,6 +352,8 @@ describe('the hot statements straight on pg answer what the driver adapter answe
             return appliedMigrationNames(tee.sql);
           case 'feedHead':
             return readHead(tee.sql);
+          case 'feedSequence':
+            return sequenceEvents(tee.sql, each.limit);
           case 'feedPage':
             return readEvents(tee.sql, each.after, each.limit);
           case 'feedPrune':
@@ -551,7 +555,7 @@ describe('failures straight on pg get the verdict they get through the adapter',
 });
 
 /** Call sites of `.rows(` in src that send a statement of their own (the wrappers pass theirs on). */
-const HOT_STATEMENTS = 17;
+const HOT_STATEMENTS = 18;
 
 it('no hot statement is left out: src has as many `.rows(` call sites as the commands above send', async () => {
   const root = join(import.meta.dirname, '..');

@@ -46,6 +46,48 @@ const PRUNE = statement<{ pruned: number }>(
    SELECT (SELECT count(*) FROM pruned)::int AS pruned`,
 );
 
+// The sequencer: gives event ids to the events whose transactions are over, in the order of their transaction ids,
+// after the largest id given so far. `txid < xmin of the current snapshot` says the transaction that wrote the event
+// is over (committed, since its row is visible), and so is every older one; a transaction still running, or one
+// that starts later, has a transaction id of at least that xmin, so its events get larger ids in a later round. A
+// reader therefore never sees an id appear below one it has read, and creates never wait on each other (the
+// migration pet_events says what the trigger avoids).
+//
+// One round at a time: the transaction-scoped advisory lock (two int4 keys, 1885697119 is 'pet_' in ASCII, 1: events;
+// a key space apart from the bigint keys of createPet's idempotency locks) is tried once for the statement (an
+// InitPlan); a round that does not get it gives no ids (another instance is giving them). The lock is taken after
+// the statement's snapshot, so a round that started just before another committed could count from a stale largest
+// id: the unique index on id refuses that (23505) and the round is simply run again (SEQUENCE_CONFLICTS). A round
+// that gave ids notifies the other instances (delivered at its commit), which read them at once.
+const SEQUENCE = statement<{ sequenced: number }>(
+  `WITH ready AS (
+     SELECT entry, row_number() OVER (ORDER BY txid, entry) AS n FROM pet_events
+     WHERE id IS NULL AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+       AND (SELECT pg_try_advisory_xact_lock(1885697119, 1))
+     ORDER BY txid, entry LIMIT $1
+   ), top AS (
+     SELECT greatest((SELECT max(id) FROM pet_events), (SELECT pruned_through FROM pet_event_horizon)) AS id
+   ), assigned AS (
+     UPDATE pet_events e SET id = top.id + ready.n FROM ready, top
+     WHERE e.entry = ready.entry AND e.id IS NULL RETURNING e.id
+   )
+   SELECT (SELECT count(*) FROM assigned)::int AS sequenced,
+     (SELECT count(*) FROM (SELECT pg_notify('pet_events', max(id)::text) FROM assigned HAVING count(*) > 0) n)
+       AS notified`,
+);
+
+/** SQLSTATEs of a sequencing round that met another one (unique id, deadlock): the round is run again. */
+export const SEQUENCE_CONFLICTS = new Set(['23505', '40P01']);
+
+/**
+ * Gives ids to the events whose transactions are over, at most `limit` (the other instances are notified when it
+ * gave any); how many it gave.
+ */
+export async function sequenceEvents(sql: Sql, limit: number): Promise<number> {
+  const [row] = await sql.rows(SEQUENCE, [{ value: limit, type: 'int' }]);
+  return row?.sequenced ?? 0;
+}
+
 export interface FeedHead {
   /** The last committed event's id (the horizon when none is left). */
   head: bigint;

@@ -1,8 +1,16 @@
 import type { PetStatus } from '@petstore/schema';
+import { sqlStateOf } from '../db/database-errors.js';
 import type { Sql } from '../db/sql.js';
 import type { Wakeups } from '../db/wakeups.js';
 import { operationError, serviceUnavailable } from '../errors.js';
-import { type PetEventRecord, pruneEvents, readEvents, readHead } from './pet-events.store.js';
+import {
+  type PetEventRecord,
+  pruneEvents,
+  readEvents,
+  readHead,
+  SEQUENCE_CONFLICTS,
+  sequenceEvents,
+} from './pet-events.store.js';
 
 export type { PetEventRecord } from './pet-events.store.js';
 
@@ -39,6 +47,11 @@ export interface PetFeed {
    * up from the database is overtaken by pruning.
    */
   follow(options: FollowOptions): Promise<AsyncIterableIterator<PetEventRecord>>;
+  /**
+   * Reads the outbox now (a pet was just created here): its event gets its id and reaches this process's followers,
+   * and the other instances are notified, without waiting for the poll.
+   */
+  wake(): void;
   /** Ends every follower (their iterators finish), stops the timers and waits for statements in flight. */
   close(): Promise<void>;
   /** Open followers, for metrics and tests. */
@@ -63,6 +76,10 @@ export interface PetFeedOptions {
   /** Told about a failed read or prune; the feed goes on (the next wake-up or poll tries again). */
   onError: (error: unknown) => void;
 }
+
+/** Events given ids per sequencing round, and rounds per read at most (a backlog drains over several reads). */
+const SEQUENCE_BATCH = 1000;
+const SEQUENCE_ROUNDS = 20;
 
 /** Seconds a caller at its limit of open follows is told to wait before opening another. */
 const RETRY_AFTER_SECONDS = 5;
@@ -138,7 +155,20 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     return low;
   };
 
+  /** Gives ids to the events whose transactions are over (pet-events.store.ts SEQUENCE), round after round. */
+  async function sequence() {
+    for (let round = 0; round < SEQUENCE_ROUNDS; round++) {
+      try {
+        if ((await sequenceEvents(sql, SEQUENCE_BATCH)) < SEQUENCE_BATCH) return;
+      } catch (error) {
+        // Another instance's round got there first: this one runs again.
+        if (!SEQUENCE_CONFLICTS.has(sqlStateOf(error) ?? '')) throw error;
+      }
+    }
+  }
+
   async function readNew() {
+    await sequence();
     if (head === undefined) adopt((await readHead(sql)).head);
     for (;;) {
       if (closed) return;
@@ -396,6 +426,9 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       clearInterval(pruneTimer);
       for (const follower of [...followers]) follower.finish();
       await Promise.all([reading, pruning]);
+    },
+    wake() {
+      void refresh();
     },
     get subscribers() {
       return followers.size;

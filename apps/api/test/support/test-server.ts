@@ -121,6 +121,7 @@ export async function startTestServer(
       });
       return feed.follow(options);
     },
+    wake: () => feed?.wake(),
   };
   const app = createApp({
     petFeed,
