@@ -325,10 +325,12 @@ export const eventsChecks: Check[] = [
   {
     id: 'streamPetEvents.from-now',
     description:
-      'without since or Last-Event-ID, the stream starts from now: a pet whose event was committed before it opened is not delivered, one created after is',
+      'without since or Last-Event-ID, the stream starts from now: pets created (201) before it opened are not delivered, even one whose event nobody has read yet; one created after is',
     decision: DECISION,
     async run(ctx) {
       const { marker } = await currentPosition(ctx);
+      // Committed (its 201 came back) before the stream opens, its event not yet seen by anyone: not "from now".
+      const [before] = await createPets(ctx, 'events-before', 1);
       await withStreams(async (open) => {
         const fromNow = open(await follow(ctx, ''));
         const [pet] = await createPets(ctx, 'events-now', 1);
@@ -336,6 +338,11 @@ export const eventsChecks: Check[] = [
         check(
           !fromNow.received.some(({ event }) => event.id <= marker.event.id),
           `an event committed before the stream opened (id <= ${marker.event.id}) was delivered`,
+          fromNow.exchange,
+        );
+        check(
+          !fromNow.received.some(eventOf(before as Pet)),
+          `the event of pet ${before?.id}, created (201) before the stream opened, was delivered`,
           fromNow.exchange,
         );
       });
