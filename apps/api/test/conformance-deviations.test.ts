@@ -24,8 +24,10 @@ interface Answer {
 interface Deviation {
   /** Rewrites the request on its way to the API, or answers it instead of the API. */
   request?(request: Exchanged): Exchanged | Answer;
-  /** Rewrites the API's answer. */
+  /** Rewrites the API's answer (the head alone, for a stream). */
   response?(request: Exchanged, answer: Answer): Answer;
+  /** Rewrites each block of a stream (an event, a comment, `retry:`: the text up to a blank line): 0..n blocks. */
+  streamed?(request: Exchanged, block: string): string[];
 }
 
 const path = (request: Exchanged) => new URL(request.url, 'http://proxy').pathname;
@@ -250,6 +252,79 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Profile, Deviatio
   ],
 ];
 
+const isFeed = (request: Exchanged) => request.method === 'GET' && path(request) === '/v1/pets/events';
+const isPetEvent = (block: string) => /^event: pet\.created$/m.test(block);
+
+/** Deviations of the change feed, each caught by a check of the feed (reference profile: the feed is beta). */
+const STREAM_DEVIATIONS: Array<[expectedCheck: string, label: string, Deviation]> = [
+  [
+    'streamPetEvents.delivers-created',
+    'each event delivered twice',
+    { streamed: (_request, block) => (isPetEvent(block) ? [block, block] : [block]) },
+  ],
+  [
+    'streamPetEvents.delivers-created',
+    "an event's id: one past its data's id",
+    {
+      streamed: (_request, block) => [
+        block.replace(/^id: (\d+)$/m, (_line, id: string) => `id: ${BigInt(id) + 1n}`),
+      ],
+    },
+  ],
+  [
+    'streamPetEvents.resume.last-event-id',
+    'Last-Event-ID ignored (a reconnect starts over from since)',
+    {
+      request(request) {
+        if (!isFeed(request)) return request;
+        const { 'last-event-id': _dropped, ...headers } = request.headers;
+        return { ...request, headers };
+      },
+    },
+  ],
+  [
+    'streamPetEvents.status.filter',
+    'the status filter ignored',
+    {
+      request: (request) =>
+        isFeed(request) ? withQuery(request, (query) => query.delete('status')) : request,
+    },
+  ],
+  [
+    'streamPetEvents.from-now',
+    'without since, the stream starts at the oldest event kept',
+    {
+      request: (request) =>
+        isFeed(request) && request.headers['last-event-id'] === undefined
+          ? withQuery(request, (query) => query.has('since') || query.set('since', '0'))
+          : request,
+    },
+  ],
+  [
+    'streamPetEvents.open',
+    'no X-Accel-Buffering: no (a buffering proxy would hold the events back)',
+    {
+      response(_request, answer) {
+        const { 'x-accel-buffering': _dropped, ...headers } = answer.headers;
+        return { ...answer, headers };
+      },
+    },
+  ],
+  [
+    'responses.content-type',
+    'the stream labelled with another charset',
+    {
+      response: (request, answer) =>
+        isFeed(request) && answer.status === 200
+          ? {
+              ...answer,
+              headers: { ...answer.headers, 'content-type': 'text/event-stream; charset=iso-8859-1' },
+            }
+          : answer,
+    },
+  ],
+];
+
 /** An HTTP proxy to `upstream` that applies `deviation` (switchable between runs). */
 async function startProxy(
   upstream: URL,
@@ -298,6 +373,31 @@ async function startProxy(
           },
         },
         (upstreamRes) => {
+          if (/^text\/event-stream\b/.test(upstreamRes.headers['content-type'] ?? '')) {
+            // A stream is passed on as it comes (it may never end), block by block, rewritten by the deviation.
+            const head = {
+              status: upstreamRes.statusCode ?? 502,
+              headers: upstreamRes.headers,
+              body: Buffer.alloc(0),
+            };
+            const { status, headers } = deviation.response ? deviation.response(incoming, head) : head;
+            const { 'content-length': _length, connection: _connection, ...streamHeaders } = headers;
+            res.writeHead(status, streamHeaders);
+            res.flushHeaders();
+            const decoder = new TextDecoder();
+            let pending = '';
+            upstreamRes.on('data', (chunk: Buffer) => {
+              pending += decoder.decode(chunk, { stream: true });
+              const blocks = pending.split('\n\n');
+              pending = blocks.pop() ?? '';
+              for (const block of blocks)
+                for (const sent of deviation.streamed ? deviation.streamed(incoming, block) : [block])
+                  res.write(`${sent}\n\n`);
+            });
+            upstreamRes.on('end', () => res.end(pending));
+            res.on('close', () => upstreamRes.destroy());
+            return;
+          }
           const body: Buffer[] = [];
           upstreamRes.on('data', (chunk: Buffer) => body.push(chunk));
           upstreamRes.on('end', () => {
@@ -375,6 +475,24 @@ describe('@petstore/conformance catches deviations (proxy in front of the real A
     expect(limited).toBe(true);
     expect(report.results.map((result) => result.reason ?? 'ok')).toEqual(['ok']);
   });
+
+  it.each(STREAM_DEVIATIONS)(
+    '%s fails on: %s (the change feed)',
+    async (expectedCheck, _label, deviation) => {
+      proxy.use(deviation);
+      const report = await runConformance({
+        baseUrl: proxy.baseUrl,
+        apiKey: TEST_API_KEY,
+        seed: 7,
+        profile: 'reference',
+        only: ['streamPetEvents.', 'responses.'],
+      });
+      const failed = report.results.filter((result) => !result.ok).map((result) => result.id);
+      expect(failed).toContain(expectedCheck);
+      const failure = report.results.find((result) => result.id === expectedCheck);
+      expect(failure?.reproduction?.url, 'a failure comes with its request').toMatch(/\/v1\/pets/);
+    },
+  );
 
   it.each(DEVIATIONS)('%s fails on: %s (profile %s)', async (expectedCheck, _label, profile, deviation) => {
     proxy.use(deviation);

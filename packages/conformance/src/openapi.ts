@@ -141,6 +141,41 @@ function createOpenApiDocument(raw: Json, source: string, baseUrl: string): Open
     return undefined;
   };
 
+  /**
+   * A stream of Server-Sent Events (`text/event-stream`): the document lists that media type for the status, and
+   * each event read has `data` its `x-event-schema` accepts (OpenAPI 3.1 has no schema for a stream's items; 3.2's
+   * `itemSchema` is taken too).
+   */
+  const eventProblem = (name: string, status: string, content: Json, exchange: Exchange) => {
+    const media: Json | undefined = Object.entries(content).find(([type]) =>
+      /^text\/event-stream\b/i.test(type),
+    )?.[1];
+    if (media === undefined)
+      return `${name} answered ${status} with text/event-stream, a media type its OpenAPI document does not list for it (it lists ${Object.keys(content).join(', ') || 'no body'})`;
+    const schema: Json | undefined = media['x-event-schema'] ?? media.itemSchema;
+    if (schema === undefined) return undefined;
+    const validate = validatorFor(schema);
+    if (validate instanceof Error)
+      return `the OpenAPI document's event schema for ${name} ${status} does not compile: ${validate.message}`;
+    for (const event of exchange.stream?.events ?? []) {
+      let data: unknown;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return `${name} sent an event whose data is not JSON, where its OpenAPI document has an event schema: ${event.data.slice(0, 200)}`;
+      }
+      if (event.event === 'error') continue;
+      if (!validate(data)) {
+        const errors = (validate.errors ?? [])
+          .slice(0, 3)
+          .map((error) => `${error.instancePath || '(data)'} ${error.message}`)
+          .join('; ');
+        return `${name} sent an event its OpenAPI document's event schema refuses: ${errors}; event: ${event.data.slice(0, 200)}`;
+      }
+    }
+    return undefined;
+  };
+
   return {
     source,
     operationOf: (exchange) => find(exchange)?.name,
@@ -160,6 +195,7 @@ function createOpenApiDocument(raw: Json, source: string, baseUrl: string): Open
           return `${name} answered ${status} without the ${header} header its OpenAPI document marks required`;
       }
       const content: Json = response.content ?? {};
+      if (exchange.stream !== undefined) return eventProblem(name, status, content, exchange);
       const mediaType = Object.keys(content).find((type) => /^application\/([\w.-]+\+)?json\b/i.test(type));
       const schema: Json | undefined = mediaType === undefined ? undefined : content[mediaType]?.schema;
       if (schema === undefined || exchange.request.method === 'HEAD') return undefined;

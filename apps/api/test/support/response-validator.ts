@@ -7,13 +7,20 @@
 // of the codes the status lists (`x-error-codes`). A response the document does not describe is a violation;
 // the test server fails its close() with the list, so the test file that provoked it fails.
 //
+// A `text/event-stream` answer (the change feed) may never end, so it is not held until it does: its status and
+// headers are checked as soon as they are written, then each complete event as it goes out (the Server-Sent Events
+// framing parsed by eventsource-parser from exactly what the server writes): its `data` valid against the schema
+// the document's `x-event-schema` names, `id:` equal to data.id, `event:` equal to data.kind, and an `event: error`
+// carrying an Error whose code the document lists for the operation.
+//
 // Requests the edge refuses before routing (a malformed header, too many fields, an unmet Expect) count as the
 // operation's when their method and path name one. What Node's parser refuses before there is a request (bytes
 // that are not HTTP) has no operation and is not checked here (edge.test.ts covers it).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
-import { createOpenApiJson, type OpenApiOptions } from '@petstore/schema';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createOpenApiJson, type OpenApiOptions, parseJson } from '@petstore/schema';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON document walked by path
@@ -50,6 +57,11 @@ export interface ResponseValidator {
   operationOf(method: string, target: string): Operation | undefined;
   /** What is wrong with this answer to `operation`, as sentences; empty when the document describes it. */
   problems(operation: Operation, exchange: Exchange): string[];
+  /**
+   * What is wrong with one event of a `text/event-stream` answer to `operation` (`where` names the answer), as
+   * sentences; empty when the document describes it.
+   */
+  eventProblems(operation: Operation, event: EventSourceMessage, where: string): string[];
   /** `operationId status` of every answer checked so far, across the servers of this contract. */
   seen: Set<string>;
 }
@@ -92,8 +104,67 @@ async function createResponseValidator(documentText: string): Promise<ResponseVa
   await api.init();
   const seen = new Set<string>();
 
+  // The schemas events are checked against, compiled once each: refs point into the document's components.
+  const DOCUMENT_ID = 'https://petstore.invalid/openapi.json';
+  const eventAjv = new Ajv2020({ strict: false, allErrors: true });
+  eventAjv.addFormat('int64', { type: 'number', validate: Number.isInteger });
+  eventAjv.addSchema({ $id: DOCUMENT_ID, components: document.components });
+  const compiled = new Map<string, ValidateFunction>();
+  const compile = (schema: Json): ValidateFunction => {
+    const text = JSON.stringify(schema).replaceAll('"$ref":"#/', `"$ref":"${DOCUMENT_ID}#/`);
+    let validate = compiled.get(text);
+    if (validate === undefined) {
+      validate = eventAjv.compile(JSON.parse(text));
+      compiled.set(text, validate);
+    }
+    return validate;
+  };
+  const schemaErrors = (validate: ValidateFunction) =>
+    (validate.errors ?? []).map((error) => `${error.instancePath || '(data)'} ${error.message}`).join('; ');
+
   return {
     seen,
+    eventProblems(operation, event, where) {
+      const { operationId } = operation;
+      const responses = operation.responses as Json;
+      const streamed = Object.values(responses).find(
+        (response: Json) => response.content?.['text/event-stream'] !== undefined,
+      ) as Json | undefined;
+      const schema = streamed?.content['text/event-stream']['x-event-schema'] as Json | undefined;
+      if (schema === undefined) return [`${where}: events, where the document declares no x-event-schema`];
+      const shown = JSON.stringify(event).slice(0, 300);
+      let data: unknown;
+      let exact: unknown;
+      try {
+        data = JSON.parse(event.data);
+        exact = parseJson(event.data);
+      } catch {
+        return [`${where}: an event whose data is not one JSON text: ${shown}`];
+      }
+      if (event.event === 'error') {
+        // A stream that cannot go on (it fell behind the retention) ends with the Error it would have answered.
+        const validate = compile({ $ref: '#/components/schemas/Error' });
+        if (!validate(data))
+          return [`${where}: an error event that is not an Error (${schemaErrors(validate)}): ${shown}`];
+        const codes = Object.values(responses).flatMap((response: Json) => response['x-error-codes'] ?? []);
+        const { code } = data as { code: string };
+        return codes.includes(code)
+          ? []
+          : [
+              `${where}: an error event with the code ${code}, which the document does not list for ${operationId}`,
+            ];
+      }
+      const found: string[] = [];
+      const validate = compile(schema);
+      if (!validate(data))
+        found.push(`${where}: an event off its schema (${schemaErrors(validate)}): ${shown}`);
+      const { id, kind } = (exact ?? {}) as { id?: unknown; kind?: unknown };
+      if (event.id === undefined || event.id !== String(id))
+        found.push(`${where}: an event whose id: is not its data's id: ${shown}`);
+      if (event.event === undefined || event.event !== kind)
+        found.push(`${where}: an event whose event: is not its data's kind: ${shown}`);
+      return found;
+    },
     operationOf(method, target) {
       const query = target.indexOf('?');
       const path = query === -1 ? target : target.slice(0, query);
@@ -190,8 +261,9 @@ function sentHead(res: ServerResponse): { status: number; headers: Record<string
 }
 
 /**
- * A request listener that hands each request to `handler` and, once its answer is written whole, checks it when the
- * request names an operation; `report` receives the problems of each answer that has some.
+ * A request listener that hands each request to `handler` and checks its answer when the request names an operation;
+ * `report` receives the problems of each answer (or, for a stream, of each event) that has some. An answer is
+ * checked once written whole; a `text/event-stream` one as soon as its head is written, then event by event.
  */
 export function validatingListener(
   validator: ResponseValidator,
@@ -204,22 +276,76 @@ export function validatingListener(
     const operation = validator.operationOf(method, target);
     if (operation !== undefined) {
       const chunks: Buffer[] = [];
+      // Set once the head of a `text/event-stream` answer is out: then chunks go to it, not to `chunks`.
+      let stream: { feed(chunk: Buffer): void; finish(): void } | undefined;
+      let decided = false;
       const keep = (chunk: unknown, encoding?: unknown) => {
         if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-        chunks.push(
+        const bytes =
           typeof chunk === 'string'
             ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-            : Buffer.from(chunk as Uint8Array),
-        );
+            : Buffer.from(chunk as Uint8Array);
+        if (!decided && res.headersSent) {
+          decided = true;
+          if (method !== 'HEAD') stream = streamChecker();
+        }
+        if (stream === undefined) chunks.push(bytes);
+        else stream.feed(bytes);
+      };
+      const streamChecker = () => {
+        const { status, headers } = sentHead(res);
+        if (!/^text\/event-stream\b/i.test(headers['content-type'] ?? '')) return undefined;
+        const where = `${method} ${target} (${operation.operationId}) answered ${status}`;
+        // The head, now: the status listed, the headers declared, the required ones there.
+        const problems = validator.problems(operation, {
+          method,
+          target,
+          status,
+          headers,
+          body: Buffer.alloc(0),
+        });
+        if (headers['content-encoding'] !== undefined)
+          problems.push(
+            `${where}: a stream sent with Content-Encoding ${headers['content-encoding']} (held back by the coder)`,
+          );
+        if (problems.length > 0) report(problems);
+        const decoder = new TextDecoder('utf-8', { fatal: true });
+        let tail = '';
+        const parser = createParser({
+          onEvent: (event) => {
+            const found = validator.eventProblems(operation, event, where);
+            if (found.length > 0) report(found);
+          },
+          onError: (error) => report([`${where}: the stream's framing: ${error.message}`]),
+        });
+        return {
+          feed(chunk: Buffer) {
+            let text: string;
+            try {
+              text = decoder.decode(chunk, { stream: true });
+            } catch {
+              report([`${where}: the stream is not UTF-8`]);
+              return;
+            }
+            tail = (tail + text).slice(-2);
+            parser.feed(text);
+          },
+          finish() {
+            // An answer ended by the server (not cut): nothing left half-framed.
+            if (tail !== '' && tail !== '\n\n') report([`${where}: the stream ends inside an event`]);
+          },
+        };
       };
       const { write, end } = res;
       res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+        const written = (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
         keep(chunk, rest[0]);
-        return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+        return written;
       } as typeof res.write;
       res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+        const ended = (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
         keep(chunk, rest[0]);
-        return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+        return ended;
       } as typeof res.end;
       let checked = false;
       const check = () => {
@@ -227,6 +353,10 @@ export function validatingListener(
         // byte was handed over (a refusal that closes the connection); never a response cut short.
         if (checked || !res.writableEnded) return;
         checked = true;
+        if (stream !== undefined) {
+          stream.finish();
+          return;
+        }
         const { status, headers } = sentHead(res);
         const problems = validator.problems(operation, {
           method,

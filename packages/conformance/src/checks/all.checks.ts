@@ -1,6 +1,7 @@
 import type { Check } from '../check.js';
 import { authChecks } from './auth.checks.js';
 import { createPetChecks } from './create-pet.checks.js';
+import { eventsChecks } from './events.checks.js';
 import { generatedChecks } from './generated.checks.js';
 import { getPetChecks } from './get-pet.checks.js';
 import { httpChecks } from './http.checks.js';
@@ -21,5 +22,6 @@ export const ALL_CHECKS: readonly Check[] = [
   ...getPetChecks,
   ...statefulChecks,
   ...generatedChecks,
+  ...eventsChecks,
   ...responseChecks,
 ];

@@ -3,6 +3,7 @@ import { pathPattern, restOperations } from '@petstore/schema/internal';
 import {
   type Check,
   type CheckContext,
+  check,
   DOCUMENTED_STATUSES,
   expectError,
   expectJsonContentType,
@@ -18,6 +19,25 @@ const ROUTES = restOperations.map((op) => ({
   method: op.method,
   pattern: pathPattern(op.path),
 }));
+
+/** The operations whose success is a stream of events (`text/event-stream`), not a JSON body. */
+const STREAMING = new Set(restOperations.filter((op) => op.success.stream !== undefined).map((op) => op.id));
+
+/** A stream's own answer: its success, as Server-Sent Events (read only in part: a stream may never end). */
+const isStreamAnswer = (exchange: Exchange): boolean => {
+  const operation = operationOf(exchange);
+  return operation !== undefined && STREAMING.has(operation) && exchange.status === 200;
+};
+
+/** Server-Sent Events say so: `text/event-stream`, charset UTF-8 if any is named. */
+function expectEventStreamContentType(exchange: Exchange): void {
+  const contentType = exchange.headers.get('content-type');
+  check(
+    contentType !== null && /^text\/event-stream\s*(;\s*charset="?utf-8"?\s*)?$/i.test(contentType),
+    `expected Content-Type text/event-stream (a stream of events), got ${contentType === null ? 'none' : JSON.stringify(contentType)}`,
+    exchange,
+  );
+}
 
 /** Which interface operation a request was, if any (unknown paths and methods are not operations). */
 function operationOf(exchange: Exchange): OperationId | undefined {
@@ -42,8 +62,11 @@ async function observed(ctx: CheckContext): Promise<readonly Exchange[]> {
   return ctx.http.log;
 }
 
-/** What the interface documents as each operation's success: any other 2xx (or a 1xx/3xx) is not a reading of it. */
-const SUCCESS: Record<OperationId, number> = { listPets: 200, createPet: 201, getPet: 200 } as Record<
+/**
+ * What the interface documents as each operation's success (listPets 200, createPet 201, getPet 200; the contract's
+ * success of the operations we add): any other 2xx (or a 1xx/3xx) is not a reading of it.
+ */
+const SUCCESS = Object.fromEntries(restOperations.map((op) => [op.id, op.success.status])) as Record<
   OperationId,
   number
 >;
@@ -103,13 +126,17 @@ export const responseChecks: Check[] = [
     id: 'responses.content-type',
     interfaceDescription:
       'every response of an operation of the interface with a body seen in this run is Content-Type application/json',
-    description: 'every response with a body seen in this run is Content-Type application/json',
+    description:
+      "every response with a body seen in this run is Content-Type application/json, but the change feed's stream: text/event-stream",
     spec: "Endpoints: request and response bodies of the interface's operations are application/json",
-    decision: 'Decision: every response with a body is application/json, also on unknown paths',
+    decision:
+      'Decision: every response with a body is application/json, also on unknown paths; the change feed (a stream) is text/event-stream',
     async run(ctx) {
       for (const exchange of await observed(ctx)) {
-        if (exchange.text === '') continue;
-        if (reference(ctx) || operationOf(exchange) !== undefined) expectJsonContentType(exchange);
+        // A stream's body is what was read of it (maybe nothing yet): its media type says what it is either way.
+        if (isStreamAnswer(exchange)) expectEventStreamContentType(exchange);
+        else if (exchange.text === '' && exchange.stream === undefined) continue;
+        else if (reference(ctx) || operationOf(exchange) !== undefined) expectJsonContentType(exchange);
       }
     },
   },
