@@ -60,7 +60,15 @@ export interface LoadBalancerOptions {
   checkIntervalMs?: number;
   /** The haproxy binary, when the caller found it already (ensureHaproxy). */
   binary?: string;
+  /**
+   * Adds `X-Served-By: <backend name>` to every answer, so a client can tell which instance served it (the change
+   * feed's failover scenario kills the instance its subscriber is on).
+   */
+  servedByHeader?: boolean;
 }
+
+/** The response header `servedByHeader` adds. */
+export const SERVED_BY_HEADER = 'x-served-by';
 
 /**
  * The configuration a production set-up would start from: round robin, keep-alive both sides, `/readyz`
@@ -90,7 +98,7 @@ backend apis
   option httpchk GET /readyz
   http-check expect status 200
   default-server inter ${inter} fall 2 rise 2
-${options.backends.map((backend) => `  server ${backend.name} 127.0.0.1:${backend.port} check`).join('\n')}
+${options.servedByHeader === true ? `  http-response set-header ${SERVED_BY_HEADER} %s\n` : ''}${options.backends.map((backend) => `  server ${backend.name} 127.0.0.1:${backend.port} check`).join('\n')}
 
 frontend stats
   bind 127.0.0.1:${statsPort}
