@@ -3,7 +3,7 @@
  * 1. Idle subscribers: `subscribers` streams (1,000) held open at once, from `keys` callers (100 each: the default
  *    EVENTS_MAX_PER_CALLER), plus one over that bound, which must be refused with 429 `rate_limited`. The server's
  *    resident memory is measured after a warm-up and with the streams open: the growth must stay under
- *    `rssGrowthLimitBytes` (64 MiB for 1,000: the stated bound of docs/operations.md#change-feed). One pet created
+ *    `rssGrowthLimitBytes` (64 MiB for 1,000: the stated bound of docs/operations.md#the-change-feed). One pet created
  *    then reaches every one of them (they are live, not just open).
  * 2. A subscriber that stops reading: a stream that took a few events, then stops reading its socket (the kernel's
  *    buffers fill, the server's writes stop draining) while pets with long names are created. The server must let

@@ -62,7 +62,7 @@ export async function runFeedFailoverScenario(
   return withTempDir('petstore-feed-failover-', (dataDir) =>
     withPostgresDatabase(env, 'feed_failover', async (database) => {
       const violations: string[] = [];
-      // A keep-alive comment well inside HAProxy's 30 s client and server timeouts (docs/operations.md#change-feed).
+      // A keep-alive comment well inside HAProxy's 30 s client and server timeouts (docs/operations.md#the-change-feed).
       const start = () =>
         startApiProcess({ databaseUrl: database.url, dataDir, env: { EVENTS_KEEPALIVE_MS: '5000' } });
       const apis: ApiProcess[] = [];
