@@ -41,6 +41,8 @@ export interface FeedFailoverOptions {
   /** Creates before the kill, and after the subscriber is back, in ms. */
   loadBeforeMs: number;
   loadAfterMs: number;
+  /** HAProxy's `option http-no-delay`, as docs/operations.md advises for the stream (false: as shipped). */
+  httpNoDelay: boolean;
 }
 
 /** How long the subscriber may take to catch up with the outbox, and to reconnect, on a busy machine. */
@@ -75,7 +77,12 @@ export async function runFeedFailoverScenario(
         apis.push(await start());
         apis.push(...(await startApiProcesses([start, start])));
         const backends = apis.map((api, index) => ({ name: `api${index + 1}`, port: api.port }));
-        const lb = await startHaproxy({ backends, binary: haproxy, servedByHeader: true });
+        const lb = await startHaproxy({
+          backends,
+          binary: haproxy,
+          servedByHeader: true,
+          httpNoDelay: options.httpNoDelay,
+        });
         balancers.push(lb);
         await lb.waitUntilUp();
         log(`feed failover: HAProxy on ${lb.baseUrl} in front of ${backends.map((b) => b.port).join(', ')}`);
@@ -219,7 +226,7 @@ export async function runFeedFailoverScenario(
           latencyCrossInstance: latencyFigure(crossInstance),
         };
         const row: LoadBalancerRow = {
-          step: "change feed: SIGKILL the subscriber's instance (1 of 3)",
+          step: `change feed: SIGKILL the subscriber's instance (1 of 3)${options.httpNoDelay ? '' : ', HAProxy without http-no-delay'}`,
           requests: attempts + connections.length,
           failed: failures.length,
           detail:

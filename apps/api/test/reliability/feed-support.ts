@@ -322,8 +322,9 @@ export async function readOutbox(
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string; pet_id: string }>(
-      'select id::text as id, pet_id::text as pet_id from pet_events where id > $1 order by id',
+    // Ordered by the bigint column, not by its text (where '9999' > '10000').
+    const { rows } = await client.query<{ event_id: string; pet_id: string }>(
+      'select e.id::text as event_id, e.pet_id::text as pet_id from pet_events as e where e.id > $1 order by e.id',
       [String(after)],
     );
     const { rows: counts } = await client.query<{ without: number; several: number }>(
@@ -331,7 +332,7 @@ export async function readOutbox(
               (select count(*)::int from (select pet_id from pet_events group by pet_id having count(*) > 1) as d) as several`,
     );
     return {
-      ids: rows.map((row) => BigInt(row.id)),
+      ids: rows.map((row) => BigInt(row.event_id)),
       petIds: rows.map((row) => BigInt(row.pet_id)),
       petsWithoutEvent: counts[0]?.without ?? 0,
       petsWithSeveral: counts[0]?.several ?? 0,
@@ -377,10 +378,18 @@ export function compareWithOutbox(
   }
   const expectedPet = new Map(expected.ids.map((id, index) => [id, expected.petIds[index]]));
   const missing = expected.ids.filter((id) => !seen.has(id));
-  if (missing.length > 0)
+  if (missing.length > 0) {
+    // Where the first gap is: the events received around it.
+    const first = missing[0] as bigint;
+    const after = received.findIndex((event) => event.id > first);
+    const around = received
+      .slice(Math.max(0, after - 2), after + 2)
+      .map((event) => String(event.id))
+      .join(', ');
     problems.push(
-      `${who}: ${missing.length} of the outbox's ${expected.ids.length} events never received (first: ${missing.slice(0, 5).join(', ')})`,
+      `${who}: ${missing.length} of the outbox's ${expected.ids.length} events never received (first: ${missing.slice(0, 5).join(', ')}; received around it: ${around || 'nothing after it'})`,
     );
+  }
   const unknown = received.filter((event) => !expectedPet.has(event.id));
   if (unknown.length > 0)
     problems.push(

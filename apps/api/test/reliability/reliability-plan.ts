@@ -84,6 +84,7 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       creators: 4,
       loadBeforeMs: full ? 3_000 : 1_500,
       loadAfterMs: full ? 3_000 : 1_500,
+      httpNoDelay: true,
     },
     // The feed behind a transaction-mode PgBouncer: polling when LISTEN cannot work, wake-ups on a direct connection.
     feedPgbouncer: {

@@ -78,6 +78,9 @@ async function main() {
     if (runs('feed')) {
       const env = { postgresAdminUrl: server.adminUrl, log };
       reports.push(await runFeedFailoverScenario(env, feedOptions.feedFailover));
+      // The same through HAProxy as shipped, for the latency figure without `option http-no-delay`.
+      if (!quick)
+        reports.push(await runFeedFailoverScenario(env, { ...feedOptions.feedFailover, httpNoDelay: false }));
       reports.push(await runFeedPgbouncerScenario(env, feedOptions.feedPgbouncer));
       reports.push(await runFeedBoundsScenario(env, feedOptions.feedBounds));
     }
