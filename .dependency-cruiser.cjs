@@ -2,7 +2,7 @@
 // runs it in CI (.ci/run).
 //
 //   composition root (main, start, app, config, shutdown, dev-api-key, the *-cli.ts entry points)
-//     -> transports (http/, trpc/, server-limits.ts) -> domain (pets/, keys/, idempotency/, limits/,
+//     -> transports (http/, trpc/, server-limits.ts) -> domain (pets/, keys/, idempotency/, limits/, events/,
 //        operations.ts, errors.ts) -> db/ -> generated Prisma client
 //   observability/ is handed in by the composition root (metrics, tracer, label objects); transports may use it,
 //   the domain and db/ never import it. It may name db/'s types (the Sql port it wraps with spans, the pool
@@ -15,7 +15,7 @@
 const SRC = '^apps/api/src/';
 const CLI = `${SRC}(db/(migrate|new-migration)-cli|db/with-configured-database|keys/keys-cli)[.]ts$`;
 const TRANSPORT = [`${SRC}(http|trpc)/`, `${SRC}server-limits[.]ts$`];
-const DOMAIN = [`${SRC}(pets|keys|idempotency|limits)/`, `${SRC}(operations|errors)[.]ts$`];
+const DOMAIN = [`${SRC}(pets|keys|idempotency|limits|events)/`, `${SRC}(operations|errors)[.]ts$`];
 const DB = `${SRC}db/`;
 const OBSERVABILITY = `${SRC}observability/`;
 const GENERATED = `${SRC}generated/`;
@@ -99,6 +99,7 @@ module.exports = {
           `${SRC}pets/pets[.]service[.]ts$`,
           `${SRC}keys/api-keys[.]service[.]ts$`,
           `${SRC}limits/rate-limit[.]store[.]ts$`,
+          `${SRC}events/pet-(events[.]store|feed)[.]ts$`, // the change feed: its reads and pruning (the store), the Sql it hands them (the feed)
           `${SRC}(app|start|config)[.]ts$`,
         ],
       },

@@ -16,6 +16,9 @@ import helmet from 'helmet';
 import { appliedMigrationNames } from './db/applied-migrations.js';
 import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
+import { silentWakeups } from './db/wakeups.js';
+import { createPetFeed, type PetFeed } from './events/pet-feed.js';
+import { createStreamPetEvents } from './events/stream-pet-events.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter, OPENAPI_PATH } from './http/docs.js';
 import { edge, SERVER_METHODS } from './http/edge.js';
@@ -72,6 +75,13 @@ export interface AppDeps {
   publicBaseUrl?: string | undefined;
   /** tRPC's plain JSON calls served without its fetch adapter (default true; the tests compare both). */
   trpcFastPath?: boolean | undefined;
+  /**
+   * The change feed streamPetEvents follows (events/pet-feed.ts), with its wake-ups; when absent, one made on the
+   * first subscription over `sql`, woken by polling alone, with the default settings.
+   */
+  petFeed?: Pick<PetFeed, 'follow' | 'wake'> | undefined;
+  /** A keep-alive comment on an idle event stream this often (EVENTS_KEEPALIVE_MS; 15 s when absent). */
+  eventsKeepAliveMs?: number | undefined;
   /** Request metrics (METRICS_PORT); none when absent. */
   metrics?: Pick<Metrics, 'observe'> | undefined;
   /** A server span per request (OpenTelemetry configured); none when absent. */
@@ -118,6 +128,52 @@ function trpcOutputWriters(operations: Readonly<Record<string, OperationContract
   return writers;
 }
 
+/** The change feed's settings when the app makes its own (AppDeps.petFeed absent): config.ts's defaults. */
+const DEFAULT_FEED_OPTIONS = {
+  pollIntervalMs: 1_000,
+  retentionSeconds: 7 * 24 * 60 * 60,
+  pruneIntervalMs: 60_000,
+  maxPerCaller: 100,
+  stallMs: 30_000,
+};
+
+/** How long an EventSource waits before it reconnects to a stream that ended (its `retry:`). */
+const EVENT_STREAM_RETRY_MS = 1_000;
+
+/**
+ * The domain layer every transport calls: one function per operation of the contract (the pets service, and the
+ * change feed's stream). A feed is made on the first subscription when none is handed in.
+ */
+export function createOperationHandlers(
+  deps: Pick<AppDeps, 'sql' | 'logger' | 'replicas' | 'idempotencyKeyTtlSeconds' | 'petFeed'>,
+): OperationHandlers {
+  const { logger } = deps;
+  let feed = deps.petFeed;
+  const pets = createPetsService(deps.sql, {
+    idempotencyKeyTtlSeconds: deps.idempotencyKeyTtlSeconds,
+    onSweepError: (error) => logger.warn({ err: error }, 'could not sweep expired idempotency keys'),
+    replicas: deps.replicas,
+  });
+  return {
+    ...pets,
+    // The feed is told of each pet created here, so the event reaches followers without waiting for its poll.
+    async createPet(newPet, context) {
+      const pet = await pets.createPet(newPet, context);
+      feed?.wake();
+      return pet;
+    },
+    streamPetEvents: createStreamPetEvents({
+      follow: (options) => {
+        feed ??= createPetFeed(deps.sql, silentWakeups(), {
+          ...DEFAULT_FEED_OPTIONS,
+          onError: (error) => logger.warn({ err: error }, 'the change feed could not read the outbox'),
+        });
+        return feed.follow(options);
+      },
+    }),
+  };
+}
+
 /** Builds the Express app from its dependencies. It never listens: main (or a test) does. */
 export function createApp(deps: AppDeps): express.Express {
   const { logger } = deps;
@@ -128,11 +184,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   // One domain layer: the service functions serve the contract's operations, on both transports.
-  const service: OperationHandlers = createPetsService(deps.sql, {
-    idempotencyKeyTtlSeconds: deps.idempotencyKeyTtlSeconds,
-    onSweepError: (error) => logger.warn({ err: error }, 'could not sweep expired idempotency keys'),
-    replicas: deps.replicas,
-  });
+  const service = createOperationHandlers(deps);
   const handlers: OperationHandlers =
     deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };
   const contract = deps.contract?.operations;
@@ -224,6 +276,7 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError,
       publicBaseUrl: deps.publicBaseUrl,
       compressAnswer,
+      eventStream: { keepAliveMs: deps.eventsKeepAliveMs ?? 15_000, retryMs: EVENT_STREAM_RETRY_MS },
     }),
   );
   routes.use(

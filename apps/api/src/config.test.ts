@@ -30,6 +30,15 @@ describe('parseConfig', () => {
         maxConnections: 1_000,
       },
       shutdownDrainMs: 0,
+      events: {
+        pollIntervalMs: 1_000,
+        retentionSeconds: 604_800,
+        pruneIntervalMs: 60_000,
+        maxPerCaller: 100,
+        stallMs: 30_000,
+        keepAliveMs: 15_000,
+        listenUrl: undefined,
+      },
     });
   });
 
@@ -60,6 +69,13 @@ describe('parseConfig', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
         OTEL_SERVICE_NAME: 'pets-eu',
         MCP_DEPRECATED_TOOLS: 'true',
+        EVENTS_POLL_MS: '250',
+        EVENTS_RETENTION_SECONDS: '86400',
+        EVENTS_PRUNE_INTERVAL_MS: '30000',
+        EVENTS_MAX_PER_CALLER: '5',
+        EVENTS_STALL_MS: '10000',
+        EVENTS_KEEPALIVE_MS: '20000',
+        EVENTS_LISTEN_URL: 'postgresql://u:p@db-direct:5432/pets',
       }),
     ).toEqual({
       port: 8080,
@@ -88,7 +104,25 @@ describe('parseConfig', () => {
       metrics: { port: 9464, host: '10.0.0.5' },
       shutdownDrainMs: 15_000,
       tracing: { tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'pets-eu' },
+      events: {
+        pollIntervalMs: 250,
+        retentionSeconds: 86_400,
+        pruneIntervalMs: 30_000,
+        maxPerCaller: 5,
+        stallMs: 10_000,
+        keepAliveMs: 20_000,
+        listenUrl: 'postgresql://u:p@db-direct:5432/pets',
+      },
     });
+  });
+
+  it('listens for the change feed on DATABASE_URL unless EVENTS_LISTEN_URL says otherwise; never without it', () => {
+    expect(parseConfig({ DATABASE_URL: 'postgresql://pool:6432/pets' }).events.listenUrl).toBe(
+      'postgresql://pool:6432/pets',
+    );
+    expect(() => parseConfig({ EVENTS_LISTEN_URL: 'postgresql://db/pets' })).toThrow(
+      /EVENTS_LISTEN_URL: needs DATABASE_URL/,
+    );
   });
 
   it.each([
@@ -184,6 +218,14 @@ describe('parseConfig', () => {
     [{ HTTP_MAX_CONNECTIONS: '-1' }, 'HTTP_MAX_CONNECTIONS'],
     [{ IDEMPOTENCY_KEY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_KEY_TTL_SECONDS'],
     [{ IDEMPOTENCY_KEY_TTL_SECONDS: '1 day' }, 'IDEMPOTENCY_KEY_TTL_SECONDS'],
+    [{ EVENTS_POLL_MS: '0' }, 'EVENTS_POLL_MS'],
+    [{ EVENTS_PRUNE_INTERVAL_MS: '2147483648' }, 'EVENTS_PRUNE_INTERVAL_MS'],
+    [{ EVENTS_STALL_MS: '1.5' }, 'EVENTS_STALL_MS'],
+    [{ EVENTS_KEEPALIVE_MS: 'often' }, 'EVENTS_KEEPALIVE_MS'],
+    [{ EVENTS_RETENTION_SECONDS: '0' }, 'EVENTS_RETENTION_SECONDS'],
+    [{ EVENTS_RETENTION_SECONDS: '31536001' }, 'EVENTS_RETENTION_SECONDS'],
+    [{ EVENTS_MAX_PER_CALLER: '0' }, 'EVENTS_MAX_PER_CALLER'],
+    [{ DATABASE_URL: 'postgresql://db/pets', EVENTS_LISTEN_URL: 'http://db/' }, 'EVENTS_LISTEN_URL'],
     // The contract's rule for a base URL (checkApiBaseUrl): http(s), ending in /v1, no query or fragment.
     [{ PETSTORE_PRODUCTION_URL: 'not a url' }, 'PETSTORE_PRODUCTION_URL'],
     [{ PETSTORE_PRODUCTION_URL: 'ftp://api.example.com/v1' }, 'PETSTORE_PRODUCTION_URL'],

@@ -59,6 +59,21 @@ const milliseconds = (fallback: number) =>
       .default(fallback),
   );
 
+/** Node's longest timer (about 24.8 days): a longer delay would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A timer's period in milliseconds: at least 1, at most what a Node timer can wait. */
+const timerMilliseconds = (fallback: number) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .min(1, 'must be at least 1 millisecond')
+      .max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} milliseconds`)
+      .default(fallback),
+  );
+
 /** A TCP port, 0 (any free one) to 65535, from its text. */
 const portNumber = () =>
   z.coerce
@@ -180,6 +195,32 @@ const EnvSchema = z.object({
       })
       .default('auto'),
   ),
+  // The change feed (events/pet-feed.ts; docs/operations.md#the-change-feed).
+  EVENTS_POLL_MS: timerMilliseconds(1_000),
+  EVENTS_RETENTION_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(1, 'must be at least 1 second')
+      .max(365 * 24 * 60 * 60, 'must be at most 365 days (31536000 seconds)')
+      .default(7 * 24 * 60 * 60),
+  ),
+  EVENTS_PRUNE_INTERVAL_MS: timerMilliseconds(60_000),
+  EVENTS_MAX_PER_CALLER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of streams' })
+      .int('must be a whole number of streams')
+      .min(1, 'must be at least 1')
+      .default(100),
+  ),
+  EVENTS_STALL_MS: timerMilliseconds(30_000),
+  EVENTS_KEEPALIVE_MS: timerMilliseconds(15_000),
+  EVENTS_LISTEN_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
+  ),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
     emptyAsUndefined,
@@ -210,6 +251,23 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** Open connections at most; further ones are closed as soon as they are accepted. */
   maxConnections: number;
+}
+
+export interface EventsConfig {
+  /** EVENTS_POLL_MS: the feed reads the outbox at least this often, notifications or not. */
+  pollIntervalMs: number;
+  /** EVENTS_RETENTION_SECONDS: events older than this are pruned (7 days by default). */
+  retentionSeconds: number;
+  /** EVENTS_PRUNE_INTERVAL_MS: how often each instance prunes. */
+  pruneIntervalMs: number;
+  /** EVENTS_MAX_PER_CALLER: open streams per caller on one instance. */
+  maxPerCaller: number;
+  /** EVENTS_STALL_MS: a stream that has not taken an available event this long is closed. */
+  stallMs: number;
+  /** EVENTS_KEEPALIVE_MS: a keep-alive comment on an idle stream this often. */
+  keepAliveMs: number;
+  /** EVENTS_LISTEN_URL, else DATABASE_URL: where LISTEN connects; undefined on PGlite (its own listen). */
+  listenUrl: string | undefined;
 }
 
 export interface Config {
@@ -252,6 +310,8 @@ export interface Config {
    * balancer takes it out of rotation first: 10 s by default when APP_ENV is set, 0 in local development.
    */
   shutdownDrainMs: number;
+  /** The change feed (events/pet-feed.ts), its wake-ups (db/wakeups.ts) and its streams (the transports). */
+  events: EventsConfig;
   /** OTLP/HTTP traces, when an endpoint is configured (and OTEL_SDK_DISABLED is not true). */
   tracing: { tracesUrl: string; serviceName: string } | undefined;
 }
@@ -284,6 +344,11 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
   if (env.DATABASE_READ_URL !== undefined && env.DATABASE_URL === undefined) {
     throw new ConfigError(
       'invalid configuration:\n  DATABASE_READ_URL: needs DATABASE_URL (replicas of a PostgreSQL primary; the embedded database has none)',
+    );
+  }
+  if (env.EVENTS_LISTEN_URL !== undefined && env.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      'invalid configuration:\n  EVENTS_LISTEN_URL: needs DATABASE_URL (a direct connection to the same PostgreSQL; the embedded database listens in process)',
     );
   }
   // Metrics are served apart from the API so that they never go out through the API's load balancer.
@@ -322,6 +387,15 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     },
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS ?? (env.APP_ENV === undefined ? 0 : 10_000),
+    events: {
+      pollIntervalMs: env.EVENTS_POLL_MS,
+      retentionSeconds: env.EVENTS_RETENTION_SECONDS,
+      pruneIntervalMs: env.EVENTS_PRUNE_INTERVAL_MS,
+      maxPerCaller: env.EVENTS_MAX_PER_CALLER,
+      stallMs: env.EVENTS_STALL_MS,
+      keepAliveMs: env.EVENTS_KEEPALIVE_MS,
+      listenUrl: env.EVENTS_LISTEN_URL ?? env.DATABASE_URL,
+    },
     tracing: tracingConfig(env),
   };
 }

@@ -15,6 +15,11 @@ export interface ShutdownOptions {
   drainMs?: number;
   /** Once the server stops listening, in-flight requests get this long to finish; then their connections are closed. */
   drainDeadlineMs?: number;
+  /**
+   * Ends the open streams (the change feed's subscribers) when the server stops listening: a stream never
+   * finishes by itself, and its client reconnects to another instance and resumes from its last event.
+   */
+  endStreams?: () => Promise<void>;
   /** Other things to close with the database (the metrics server, the trace exporter), under the same timeout. */
   closers?: readonly (() => Promise<void>)[];
   /** Closing the database gets this long; then the process exits 1 anyway. */
@@ -38,6 +43,7 @@ export function exitGracefullyOnSignals({
   drainDeadlineMs = 10_000,
   databaseCloseTimeoutMs = 5_000,
   closers = [],
+  endStreams,
 }: ShutdownOptions): void {
   const exit = (code: number) => logger.flush(() => process.exit(code));
   let stopping = false;
@@ -82,6 +88,7 @@ export function exitGracefullyOnSignals({
       });
     });
     server.closeIdleConnections();
+    endStreams?.().catch((error: unknown) => logger.error({ err: error }, 'error while ending the streams'));
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

@@ -7,6 +7,7 @@ import { appliedMigrationNames } from './db/applied-migrations.js';
 import { openDatabase } from './db/database.js';
 import { listMigrationNames, migrateIfNeeded } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
+import { createPetFeed } from './events/pet-feed.js';
 import { capHeapGrowth } from './heap-tuning.js';
 import { publicServers } from './http/docs.js';
 import { createHealth } from './http/health.js';
@@ -81,7 +82,15 @@ async function main(): Promise<void> {
           poolStats: database.poolStats,
           readRoutes: database.replicas?.routes,
         });
+  // The change feed: woken by LISTEN on a direct connection (or PGlite's own listen), polling besides.
+  const { keepAliveMs: eventsKeepAliveMs, listenUrl, ...feedOptions } = config.events;
+  const petFeed = createPetFeed(sql, await database.petEventWakeups(listenUrl), {
+    ...feedOptions,
+    onError: (error) => logger.warn({ err: error }, 'the change feed could not read the outbox'),
+  });
   const app = createApp({
+    petFeed,
+    eventsKeepAliveMs,
     sql,
     replicas:
       database.replicas === undefined || tracing === undefined
@@ -111,7 +120,15 @@ async function main(): Promise<void> {
   // soon as it reads that line must get the drain, not Node's default of dying at once.
   const closers: (() => Promise<void>)[] = [];
   if (tracing !== undefined) closers.push(() => tracing.shutdown());
-  exitGracefullyOnSignals({ server, database, health, logger, drainMs: config.shutdownDrainMs, closers });
+  exitGracefullyOnSignals({
+    server,
+    database,
+    health,
+    logger,
+    drainMs: config.shutdownDrainMs,
+    closers,
+    endStreams: () => petFeed.close(),
+  });
 
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

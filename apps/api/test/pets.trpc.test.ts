@@ -2,7 +2,8 @@ import { type ApiError, ErrorSchema, parseJson } from '@petstore/schema';
 import type { TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPetsService } from '../src/pets/pets.service.js';
+import { createOperationHandlers } from '../src/app.js';
+import { createLogger } from '../src/logger.js';
 import { createAppRouter } from '../src/trpc/router.js';
 import { createCallerFactory } from '../src/trpc/trpc.js';
 import { type Reply, rawCall } from './support/http.js';
@@ -21,7 +22,9 @@ const errorOf = (body: unknown) => {
 };
 
 function callers(server: TestServer) {
-  const createCaller = createCallerFactory(createAppRouter(createPetsService(server.database.sql)));
+  const createCaller = createCallerFactory(
+    createAppRouter(createOperationHandlers({ sql: server.database.sql, logger: createLogger('silent') })),
+  );
   return { caller: createCaller({ caller: { subject: TEST_CALLER }, onInternalError: () => {} }) };
 }
 

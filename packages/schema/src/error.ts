@@ -17,7 +17,7 @@ export const ERROR_CODES = {
   /** The client took longer than the server's request or headers timeout to send its request. */
   request_timeout: 408,
   idempotency_key_in_use: 409,
-  /** The change feed no longer keeps the events after the id asked for (older than its retention). */
+  /** The change feed was asked for events after an id older than what the service keeps (they were pruned). */
   events_expired: 410,
   /** `If-Match` or `If-None-Match` evaluated false (RFC 9110 section 13): the method was not applied. */
   precondition_failed: 412,

@@ -33,7 +33,7 @@ describe('OpenAPI document', () => {
     expect(parseJson(readFileSync(SNAPSHOT, 'utf8'))).toEqual(document);
   });
 
-  it('has version 1.0.0, the three operations, and getPet deprecated', () => {
+  it('has version 1.0.0, the four operations, getPet deprecated and the change feed beta', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe('1.0.0');
     expect(operation('/pets', 'get').operationId).toBe('listPets');
@@ -41,7 +41,9 @@ describe('OpenAPI document', () => {
     expect(operation('/pets/{petId}', 'get').operationId).toBe('getPet');
     expect(operation('/pets/{petId}', 'get').deprecated).toBe(true);
     expect(operation('/pets', 'get').deprecated).toBeUndefined();
-    expect(Object.keys(document.paths)).toEqual(['/pets', '/pets/{petId}']);
+    expect(operation('/pets/events', 'get').operationId).toBe('streamPetEvents');
+    expect(operation('/pets/events', 'get')['x-stability']).toBe('beta');
+    expect(Object.keys(document.paths)).toEqual(['/pets', '/pets/events', '/pets/{petId}']);
   });
 
   it('names its licence and a contact (Redocly and Spectral warn without them)', () => {

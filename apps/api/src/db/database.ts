@@ -19,6 +19,7 @@ import {
   type StatementMode,
   type StatementNamer,
 } from './sql.js';
+import { pgliteWakeups, pgWakeups, silentWakeups, type Wakeups } from './wakeups.js';
 
 // The generated client stays behind db/ (.dependency-cruiser.cjs): the rest of the api names its type from here.
 export type { PrismaClient };
@@ -58,6 +59,13 @@ export interface Database {
    * that runs one statement at a time has no pool to watch.
    */
   poolStats?: () => PoolStats;
+  /**
+   * Wake-ups of the change feed (db/wakeups.ts): on PostgreSQL, LISTEN on a dedicated connection to `listenUrl`
+   * (EVENTS_LISTEN_URL; DATABASE_URL by default), or none, with a warning, when that URL leads to a
+   * transaction-mode pooler (which does not deliver notifications: polling carries the feed); on PGlite, its own
+   * listen. The database's close() closes them too.
+   */
+  petEventWakeups(listenUrl?: string): Promise<Wakeups>;
   close(): Promise<void>;
 }
 
@@ -220,6 +228,36 @@ const openSql = (pool: pg.Pool, namer: StatementNamer, logger: Logger): Sql =>
 const positionOn = (pool: pg.Pool, statement: string) => async () =>
   (await pool.query<{ lsn: string | null }>(`${statement} AS lsn`)).rows[0]?.lsn ?? null;
 
+/**
+ * LISTEN on `url` (db/wakeups.ts), unless it leads to a transaction-mode pooler: a session there is lent per
+ * transaction, so a LISTEN would be forgotten, and notifications would not arrive. Probed with two connections of a
+ * small pool of its own (db/pooler.ts); a database that does not answer yet is no pooler found: the listener then
+ * connects when it can.
+ */
+async function openListenWakeups(url: string, logger: Logger): Promise<Wakeups> {
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => {});
+  const probe = await probePooler(pool).then(
+    (found) => found,
+    () => undefined,
+  );
+  await pool.end().catch(() => {});
+  if (probe?.transactionPooler === true) {
+    logger.warn(
+      { listen: redactUrl(url) },
+      'EVENTS_LISTEN_URL leads to a transaction-mode pooler, which does not deliver notifications: the change feed ' +
+        'polls only (every EVENTS_POLL_MS); set EVENTS_LISTEN_URL to a direct connection to the primary ' +
+        '(docs/operations.md#connection-poolers)',
+    );
+    return silentWakeups();
+  }
+  // Listening before the feed starts, so that the first events wake it; a database not answering yet is an outage
+  // the listener logs and recovers from (the feed polls meanwhile).
+  const wakeups = pgWakeups({ url, logger });
+  await wakeups.firstAttempt;
+  return wakeups;
+}
+
 export async function openDatabase({
   databaseUrl,
   dataDir,
@@ -275,6 +313,7 @@ export async function openDatabase({
             logger,
             maxLagMs: readMaxLagMs,
           });
+    const wakeups: Wakeups[] = [];
     return {
       kind: 'postgresql',
       description: `PostgreSQL ${redactUrl(databaseUrl)}`,
@@ -289,7 +328,13 @@ export async function openDatabase({
         waiting: pool.waitingCount,
         max: poolSize,
       }),
+      async petEventWakeups(listenUrl = databaseUrl) {
+        const opened = await openListenWakeups(listenUrl, logger);
+        wakeups.push(opened);
+        return opened;
+      },
       async close() {
+        await Promise.all(wakeups.splice(0).map((each) => each.close()));
         replicas?.close();
         await prisma.$disconnect();
         await Promise.all([pool, ...replicaPools].map((each) => each.end()));
@@ -330,6 +375,7 @@ export async function openDatabase({
   const guard = { logger, retryReads: false };
   const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPGlite(pglite), guard) });
   const sql = createAdapterSql(guardAdapter(await new PrismaPGlite(pglite).connect(), guard));
+  const wakeups: Wakeups[] = [];
   return {
     kind: 'pglite',
     description: inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite in ${directory}`,
@@ -337,7 +383,13 @@ export async function openDatabase({
     sql,
     statements: () => 'named',
     migrationAdapter: pgliteMigrationAdapter(pglite),
+    async petEventWakeups() {
+      const opened = await pgliteWakeups(pglite);
+      wakeups.push(opened);
+      return opened;
+    },
     async close() {
+      await Promise.all(wakeups.splice(0).map((each) => each.close()));
       await prisma.$disconnect();
       await pglite.close();
       await lock?.release();

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { toAppError } from '../errors.js';
+import { pruneEvents, readEvents, readHead, sequenceEvents } from '../events/pet-events.store.js';
 import { createApiKeysService, createIssuedKeyLookup } from '../keys/api-keys.service.js';
 import { createRateLimitStore } from '../limits/rate-limit.store.js';
 import { createLogger } from '../logger.js';
@@ -195,6 +196,17 @@ const command = fc.oneof(
   }),
   fc.constant({ kind: 'migrations' as const }),
   fc.constant({ kind: 'applied' as const }),
+  // The change feed's reads and its pruning (events/pet-events.store.ts), on the events the creates above wrote.
+  fc.constant({ kind: 'feedHead' as const }),
+  fc.record({ kind: fc.constant('feedSequence' as const), limit: fc.integer({ min: 1, max: 20 }) }),
+  fc.record({
+    kind: fc.constant('feedPage' as const),
+    after: int64ish,
+    limit: fc.integer({ min: 1, max: 100 }),
+  }),
+  // Every event older than now + 1 h (all of them) or than now - 1 h (none): never one on the edge of now, whose
+  // fate would hang on the microseconds between the twins.
+  fc.record({ kind: fc.constant('feedPrune' as const), retentionSeconds: fc.constantFrom(-3600, 3600) }),
 );
 type Command = typeof command extends fc.Arbitrary<infer C> ? C : never;
 
@@ -247,6 +259,10 @@ const EVERY_STATEMENT: Command[] = [
   { kind: 'lookup', keyHash: ISSUED[0] as Buffer },
   { kind: 'migrations' },
   { kind: 'applied' },
+  { kind: 'feedHead' },
+  { kind: 'feedSequence', limit: 1000 },
+  { kind: 'feedPage', after: 0n, limit: 10 },
+  { kind: 'feedPrune', retentionSeconds: -3600 },
 ];
 
 let twins: [TestDatabase, TestDatabase] | undefined;
@@ -334,6 +350,14 @@ describe('the hot statements straight on pg answer what the driver adapter answe
             return migrationsAreCurrent(tee.sql);
           case 'applied':
             return appliedMigrationNames(tee.sql);
+          case 'feedHead':
+            return readHead(tee.sql);
+          case 'feedSequence':
+            return sequenceEvents(tee.sql, each.limit);
+          case 'feedPage':
+            return readEvents(tee.sql, each.after, each.limit);
+          case 'feedPrune':
+            return pruneEvents(tee.sql, each.retentionSeconds);
         }
       };
 
@@ -341,7 +365,11 @@ describe('the hot statements straight on pg answer what the driver adapter answe
         fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 12 }), async (commands) => {
           // Every run (and every shrink) starts from the same state in both databases.
           await Promise.all(
-            [poolA, poolB].map((pool) => pool.query('TRUNCATE pets, rate_limit_windows RESTART IDENTITY')),
+            [poolA, poolB].map((pool) =>
+              pool.query(
+                'TRUNCATE pets, rate_limit_windows, pet_events RESTART IDENTITY; UPDATE pet_event_horizon SET pruned_through = 0',
+              ),
+            ),
           );
           tee.mismatches.length = 0;
           for (const each of commands) await run(each).catch(() => {});
@@ -527,7 +555,7 @@ describe('failures straight on pg get the verdict they get through the adapter',
 });
 
 /** Call sites of `.rows(` in src that send a statement of their own (the wrappers pass theirs on). */
-const HOT_STATEMENTS = 14;
+const HOT_STATEMENTS = 18;
 
 it('no hot statement is left out: src has as many `.rows(` call sites as the commands above send', async () => {
   const root = join(import.meta.dirname, '..');

@@ -3,7 +3,13 @@ import pg from 'pg';
 
 const defaultParser = pg.types.getTypeParser.bind(pg.types) as (oid: number, format?: string) => unknown;
 
-import type { ApiKeyModel, PetModel, RateLimitWindowModel } from '../generated/prisma/models.js';
+import type {
+  ApiKeyModel,
+  PetEventHorizonModel,
+  PetEventModel,
+  PetModel,
+  RateLimitWindowModel,
+} from '../generated/prisma/models.js';
 import { sqlStateOf } from './database-errors.js';
 
 // The hot statements skip the Prisma client's query pipeline, which measured at about 130 µs of CPU per query
@@ -53,6 +59,10 @@ export const statement = <Row extends object>(text: string): Statement<Row> => t
 export type PetRecord = Pick<PetModel, 'id' | 'name' | 'categoryId' | 'status'>;
 /** An issued key as the per-request lookup reads it. */
 export type ApiKeyRecord = Pick<ApiKeyModel, 'id'>;
+/** A stored event of the change feed (events/pet-events.store.ts): the event and its snapshot of the pet. */
+export type PetEventRow = Pick<PetEventModel, 'id' | 'kind' | 'petId' | 'name' | 'categoryId' | 'status'>;
+/** How far the change feed's outbox has been pruned. */
+export type PetEventHorizonRecord = Pick<PetEventHorizonModel, 'prunedThrough'>;
 /** A rate-limit window's count after a charge. */
 export type RateLimitRecord = Pick<RateLimitWindowModel, 'count'>;
 

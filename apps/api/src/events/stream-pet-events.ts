@@ -1,6 +1,6 @@
 import { EventPositionTextSchema, type OperationParsedInput, type PetEvent } from '@petstore/schema';
 import { describeIssues } from '@petstore/schema/internal';
-import { AppError } from '../errors.js';
+import { operationError } from '../errors.js';
 import type { OperationContext } from '../operations.js';
 import type { PetFeed } from './pet-feed.js';
 
@@ -17,10 +17,13 @@ export function resumePosition({
   if (lastEventId === undefined || lastEventId === null) return since;
   const parsed = EventPositionTextSchema.safeParse(lastEventId);
   if (!parsed.success) {
-    throw new AppError('validation_failed', describeIssues(parsed.error, 'Last-Event-ID (lastEventId)'));
+    throw operationError<'streamPetEvents'>(
+      'validation_failed',
+      describeIssues(parsed.error, 'Last-Event-ID (lastEventId)'),
+    );
   }
   if (since !== undefined && parsed.data < since) {
-    throw new AppError(
+    throw operationError<'streamPetEvents'>(
       'validation_failed',
       `Last-Event-ID (lastEventId) ${parsed.data} is before since=${since}: the two contradict each other`,
     );

@@ -41,8 +41,7 @@ export async function sendEventStream(
 ): Promise<void> {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  // Never cached, never coded by a proxy or by our compression (no-transform), never buffered by nginx.
-  res.setHeader('Cache-Control', 'no-store, no-transform');
+  // Never held back by a proxy that buffers answers (nginx); like every answer, never cached (no-store).
   res.setHeader('X-Accel-Buffering', 'no');
   if (req.method === 'HEAD') {
     abort();

@@ -60,7 +60,7 @@ const SWEEP_EXPIRED_KEYS = statement<{ swept: number }>(`WITH expired AS (
   SELECT count(*)::int AS swept FROM swept`);
 
 /** A pet's record becomes a Pet; a NULL status is left out, never sent as `"status": null`. */
-function toPet({ id, name, categoryId, status }: PetRecord): Pet {
+export function toPet({ id, name, categoryId, status }: PetRecord): Pet {
   const pet: Pet = { id, name, categoryId };
   if (status !== null) pet.status = status;
   return pet;

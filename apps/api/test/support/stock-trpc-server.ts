@@ -2,10 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
+import { createOperationHandlers } from '../../src/app.js';
 import { openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
-import { createPetsService } from '../../src/pets/pets.service.js';
 import { createAppRouter } from '../../src/trpc/router.js';
 
 /**
@@ -20,7 +20,7 @@ export async function startStockTrpcServer(): Promise<{ baseUrl: string; close()
   app.use(
     '/v1/trpc',
     createExpressMiddleware({
-      router: createAppRouter(createPetsService(database.sql, {})),
+      router: createAppRouter(createOperationHandlers({ sql: database.sql, logger })),
       createContext: () => ({ caller: { subject: 'stock' }, onInternalError: () => {} }),
     }),
   );

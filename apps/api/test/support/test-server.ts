@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type AppDeps, createApp } from '../../src/app.js';
 import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
+import { createPetFeed, type FollowOptions, type PetFeed } from '../../src/events/pet-feed.js';
 import { edgeListener } from '../../src/http/edge.js';
 import { callerIdentity, sha256 } from '../../src/keys/api-key-digest.js';
 import { createLogger } from '../../src/logger.js';
@@ -30,6 +31,15 @@ export class UndocumentedResponses extends Error {
     );
   }
 }
+
+/** The change feed's settings in test servers: config.ts's defaults. */
+const TEST_FEED_OPTIONS = {
+  pollIntervalMs: 1_000,
+  retentionSeconds: 7 * 24 * 60 * 60,
+  pruneIntervalMs: 60_000,
+  maxPerCaller: 100,
+  stallMs: 30_000,
+};
 
 /** The databases every HTTP test runs against. */
 export const DATABASE_KINDS: DatabaseKind[] = ['postgresql', 'pglite'];
@@ -100,7 +110,21 @@ export async function startTestServer(
   const database = ownDatabase ?? (sharing as TestServer).database;
   if (databaseUrl === undefined && sharing === undefined)
     await applyPendingMigrations(database.migrationAdapter);
+  // The change feed as start.ts makes it (LISTEN wake-ups besides polling), made on the first subscription only:
+  // most test servers never open one, and need no listening connection.
+  let feed: PetFeed | undefined;
+  const petFeed = {
+    follow: async (options: FollowOptions) => {
+      feed ??= createPetFeed(database.sql, await database.petEventWakeups(), {
+        ...TEST_FEED_OPTIONS,
+        onError: () => {},
+      });
+      return feed.follow(options);
+    },
+    wake: () => feed?.wake(),
+  };
   const app = createApp({
+    petFeed,
     sql: database.sql,
     logger,
     apiKeys: [TEST_API_KEY, OTHER_API_KEY],
@@ -129,6 +153,7 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await feed?.close();
       await ownDatabase?.close();
       await postgres?.drop();
       if (violations.length > 0) throw new UndocumentedResponses(violations);

@@ -375,11 +375,6 @@ export const contract = {
       description: 'The event stream (`text/event-stream`), open until either side closes it',
       stream: { event: { id: 'PetEvent', schema: PetEventSchema } },
       headers: {
-        'Cache-Control': {
-          description:
-            '`no-store, no-transform`: a stream is never cached, nor coded or held back by a proxy.',
-          required: true,
-        },
         'X-Accel-Buffering': {
           description: '`no`: a proxy that buffers answers (nginx) passes each event on at once.',
           required: true,

@@ -1,0 +1,140 @@
+import type { Pet } from '@petstore/schema';
+import { type PetEventHorizonRecord, type PetEventRow, type Sql, statement } from '../db/sql.js';
+import { toPet } from '../pets/pets.service.js';
+
+// The change feed's statements on the outbox (`pet_events`, written by the trigger on `pets`; the migration
+// pet_events says why its ids are in commit order) and its horizon (`pet_event_horizon`, one row). Rows are read by
+// column name (db/sql.ts); each is one statement, so what it reads comes from one snapshot.
+
+/** One event of the feed: its id (the feed's order), its kind and the pet as it was stored. */
+export interface PetEventRecord {
+  id: bigint;
+  kind: 'pet.created';
+  pet: Pet;
+}
+
+/** The outbox's last id (or the horizon, past an outbox pruned empty) and how far it is pruned. */
+const HEAD = statement<{ head: bigint } & PetEventHorizonRecord>(
+  `SELECT greatest((SELECT max(id) FROM pet_events), pruned_through) AS head, pruned_through AS "prunedThrough"
+   FROM pet_event_horizon`,
+);
+
+// The events after $1, at most $2, in id order, with the horizon read in the same snapshot: a page that starts past
+// a pruned stretch is told so by the same statement that read it (a page with no event is one row of NULLs).
+const PAGE = statement<PetEventHorizonRecord & { [Column in keyof PetEventRow]: PetEventRow[Column] | null }>(
+  `SELECT h.pruned_through AS "prunedThrough", e.id, e.kind, e.pet_id AS "petId", e.name,
+     e.category_id AS "categoryId", e.status::text AS status
+   FROM pet_event_horizon h
+   LEFT JOIN LATERAL (SELECT * FROM pet_events WHERE id > $1 ORDER BY id LIMIT $2) e ON true
+   ORDER BY e.id`,
+);
+
+// Deletes the id-prefix of events older than $1 seconds: every event below the first one still young (ids are
+// nearly in created_at order; a young event keeps the older ones after it). Raises the horizon to the last id
+// deleted, in the same statement, so that no reader sees the events gone and the horizon not yet raised. Several
+// instances at once: the second DELETE waits on the first's rows and skips them once gone, and the horizon only
+// ever rises (greatest).
+const PRUNE = statement<{ pruned: number }>(
+  `WITH boundary AS (
+     SELECT id FROM pet_events WHERE created_at >= now() - make_interval(secs => $1::int) ORDER BY id LIMIT 1
+   ), pruned AS (
+     DELETE FROM pet_events WHERE id < coalesce((SELECT id FROM boundary), 9223372036854775807) RETURNING id
+   ), raised AS (
+     UPDATE pet_event_horizon SET pruned_through = greatest(pruned_through, (SELECT max(id) FROM pruned))
+     WHERE EXISTS (SELECT FROM pruned) RETURNING pruned_through
+   )
+   SELECT (SELECT count(*) FROM pruned)::int AS pruned`,
+);
+
+// The sequencer: gives event ids to the events whose transactions are over, in the order of their transaction ids,
+// after the largest id given so far. `txid < xmin of the current snapshot` says the transaction that wrote the event
+// is over (committed, since its row is visible), and so is every older one; a transaction still running, or one
+// that starts later, has a transaction id of at least that xmin, so its events get larger ids in a later round. A
+// reader therefore never sees an id appear below one it has read, and creates never wait on each other (the
+// migration pet_events says what the trigger avoids).
+//
+// One round at a time: the transaction-scoped advisory lock (two int4 keys, 1885697119 is 'pet_' in ASCII, 1: events;
+// a key space apart from the bigint keys of createPet's idempotency locks) is tried once for the statement (an
+// InitPlan); a round that does not get it gives no ids (another instance is giving them). The lock is taken after
+// the statement's snapshot, so a round that started just before another committed could count from a stale largest
+// id: the unique index on id refuses that (23505) and the round is simply run again (SEQUENCE_CONFLICTS). A round
+// that gave ids notifies the other instances (delivered at its commit), which read them at once.
+const SEQUENCE = statement<{ sequenced: number }>(
+  `WITH ready AS (
+     SELECT entry, row_number() OVER (ORDER BY txid, entry) AS n FROM pet_events
+     WHERE id IS NULL AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+       AND (SELECT pg_try_advisory_xact_lock(1885697119, 1))
+     ORDER BY txid, entry LIMIT $1
+   ), top AS (
+     SELECT greatest((SELECT max(id) FROM pet_events), (SELECT pruned_through FROM pet_event_horizon)) AS id
+   ), assigned AS (
+     UPDATE pet_events e SET id = top.id + ready.n FROM ready, top
+     WHERE e.entry = ready.entry AND e.id IS NULL RETURNING e.id
+   )
+   SELECT (SELECT count(*) FROM assigned)::int AS sequenced,
+     (SELECT count(*) FROM (SELECT pg_notify('pet_events', max(id)::text) FROM assigned HAVING count(*) > 0) n)
+       AS notified`,
+);
+
+/** SQLSTATEs of a sequencing round that met another one (unique id, deadlock): the round is run again. */
+export const SEQUENCE_CONFLICTS = new Set(['23505', '40P01']);
+
+/**
+ * Gives ids to the events whose transactions are over, at most `limit` (the other instances are notified when it
+ * gave any); how many it gave.
+ */
+export async function sequenceEvents(sql: Sql, limit: number): Promise<number> {
+  const [row] = await sql.rows(SEQUENCE, [{ value: limit, type: 'int' }]);
+  return row?.sequenced ?? 0;
+}
+
+export interface FeedHead {
+  /** The last committed event's id (the horizon when none is left). */
+  head: bigint;
+  /** Events with an id up to this may have been pruned: a position below it has lost events. */
+  prunedThrough: bigint;
+}
+
+export interface EventPage extends Pick<FeedHead, 'prunedThrough'> {
+  /** The events after the position asked for, in id order, of the known kinds. */
+  events: PetEventRecord[];
+  /** The last id read (the position to read on from; unknown kinds are skipped but still advance it). */
+  last: bigint | undefined;
+  /** The page came back full: more may follow at once. */
+  full: boolean;
+}
+
+export async function readHead(sql: Sql): Promise<FeedHead> {
+  const [row] = await sql.rows(HEAD);
+  if (row === undefined) throw new Error('pet_event_horizon has no row (the migration pet_events seeds it)');
+  return row;
+}
+
+/** The events after `after`, at most `limit`, with the horizon of the same snapshot. */
+export async function readEvents(sql: Sql, after: bigint, limit: number): Promise<EventPage> {
+  const rows = await sql.rows(PAGE, [
+    { value: after, type: 'bigint' },
+    { value: limit, type: 'int' },
+  ]);
+  const first = rows[0];
+  if (first === undefined)
+    throw new Error('pet_event_horizon has no row (the migration pet_events seeds it)');
+  const events: PetEventRecord[] = [];
+  let last: bigint | undefined;
+  let count = 0;
+  for (const { id, kind, petId, name, categoryId, status } of rows) {
+    if (id === null) continue;
+    count++;
+    last = id;
+    // A kind this version does not know (written by a newer one during a rolling deploy) is passed over.
+    if (kind !== 'pet.created' || petId === null || name === null || categoryId === null) continue;
+    events.push({ id, kind, pet: toPet({ id: petId, name, categoryId, status }) });
+  }
+  return { events, last, full: count >= limit, prunedThrough: first.prunedThrough };
+}
+
+/** Deletes the events older than `retentionSeconds` (an id-prefix) and raises the horizon; how many went. */
+export async function pruneEvents(sql: Sql, retentionSeconds: number): Promise<number> {
+  const [row] = await sql.rows(PRUNE, [{ value: retentionSeconds, type: 'int' }]);
+  return row?.pruned ?? 0;
+}

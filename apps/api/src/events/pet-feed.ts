@@ -1,0 +1,437 @@
+import type { PetStatus } from '@petstore/schema';
+import { sqlStateOf } from '../db/database-errors.js';
+import type { Sql } from '../db/sql.js';
+import type { Wakeups } from '../db/wakeups.js';
+import { operationError, serviceUnavailable } from '../errors.js';
+import {
+  type PetEventRecord,
+  pruneEvents,
+  readEvents,
+  readHead,
+  SEQUENCE_CONFLICTS,
+  sequenceEvents,
+} from './pet-events.store.js';
+
+export type { PetEventRecord } from './pet-events.store.js';
+
+// The change feed of one process (issue 38; docs/operations.md#the-change-feed). One hub reads the outbox
+// (`pet_events`, ids in commit order: the migration pet_events says why) forward from its head, in pages, from the
+// primary, when woken: a notification (db/wakeups.ts) or the poll timer, so a lost notification delays an event
+// by at most the poll interval. What it read goes into a ring of the most recent events, shared by every follower.
+//
+// A follower is a position (the last id it passed) and nothing else: iteration is pull-based, so nothing is queued
+// per follower. Its next() yields the first event after its position: from the ring when the ring reaches back to
+// it, otherwise from a page of the database (catch-up, at most pageSize events held), until it reaches the ring.
+// Because ids commit in order, "every id after my position, in order" is exactly once, with no gap, whichever of
+// the two it reads from. A status filter only decides what is yielded: the position still passes every event.
+
+export interface FollowOptions {
+  /** Deliver the events after this id; undefined: from now (the last committed event at the time of the call). */
+  after?: bigint | undefined;
+  /** Yield only events of pets with this status (the position still advances past the others). */
+  status?: PetStatus | undefined;
+  /** Who follows (the caller's subject): at most maxPerCaller open follows each, on this process. */
+  subject: string;
+  /** Ends the iterator (promptly, also while it waits for events). */
+  signal: AbortSignal;
+  /** Called when the follower is closed for not taking an available event within stallMs. */
+  onStalled?: () => void;
+}
+
+export interface PetFeed {
+  /**
+   * Checks first, then returns the follower's iterator. AppError events_expired (410) when `after` is below the
+   * horizon (events after it were pruned); rate_limited (429, Retry-After) when `subject` already has maxPerCaller
+   * open follows on this process; service_unavailable once the feed is closed; the database's error when the check
+   * cannot read it (503 by toAppError). The iterator's next() rejects with events_expired when a follower catching
+   * up from the database is overtaken by pruning.
+   */
+  follow(options: FollowOptions): Promise<AsyncIterableIterator<PetEventRecord>>;
+  /**
+   * Reads the outbox now (a pet was just created here): its event gets its id and reaches this process's followers,
+   * and the other instances are notified, without waiting for the poll.
+   */
+  wake(): void;
+  /** Ends every follower (their iterators finish), stops the timers and waits for statements in flight. */
+  close(): Promise<void>;
+  /** Open followers, for metrics and tests. */
+  readonly subscribers: number;
+}
+
+export interface PetFeedOptions {
+  /** EVENTS_POLL_MS: the hub reads the outbox at least this often, notifications or not. */
+  pollIntervalMs: number;
+  /** EVENTS_RETENTION_SECONDS: events older than this are pruned. */
+  retentionSeconds: number;
+  /** EVENTS_PRUNE_INTERVAL_MS: how often this process prunes. */
+  pruneIntervalMs: number;
+  /** EVENTS_MAX_PER_CALLER: open follows per subject on this process. */
+  maxPerCaller: number;
+  /** EVENTS_STALL_MS: a follower with an event available that has not asked for it this long is closed. */
+  stallMs: number;
+  /** Events per database read (hub and catch-up); 100 by default. */
+  pageSize?: number;
+  /** Recent events kept in memory for the followers that are live; 1000 by default. */
+  ringSize?: number;
+  /** Told about a failed read or prune; the feed goes on (the next wake-up or poll tries again). */
+  onError: (error: unknown) => void;
+}
+
+/** Events given ids per sequencing round, and rounds per read at most (a backlog drains over several reads). */
+const SEQUENCE_BATCH = 1000;
+const SEQUENCE_ROUNDS = 20;
+
+/** Seconds a caller at its limit of open follows is told to wait before opening another. */
+const RETRY_AFTER_SECONDS = 5;
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+const expired = (after: bigint, prunedThrough: bigint) =>
+  operationError<'streamPetEvents'>(
+    'events_expired',
+    `the events after ${after} are no longer kept (pruned through ${prunedThrough}): read the current state, ` +
+      `then follow from ${prunedThrough} or later`,
+  );
+
+interface Follower {
+  /** Called when the hub has read (or failed to read): the follower looks again. */
+  wake: (() => void) | undefined;
+  finish(): void;
+  hasAvailable(): boolean;
+}
+
+export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOptions): PetFeed {
+  const { pollIntervalMs, retentionSeconds, pruneIntervalMs, maxPerCaller, stallMs } = options;
+  const pageSize = options.pageSize ?? 100;
+  const ringSize = options.ringSize ?? 1000;
+  const onError = (error: unknown) => {
+    try {
+      options.onError(error);
+    } catch {
+      // A reporter that throws must not stop the feed.
+    }
+  };
+
+  // The hub: `ring` holds every event with an id in (ringStart, head], in id order (undefined until the first read).
+  let head: bigint | undefined;
+  let ringStart: bigint | undefined;
+  const ring: PetEventRecord[] = [];
+  let closed = false;
+  let reading: Promise<void> | undefined;
+  let readAgain = false;
+  let pruning: Promise<void> | undefined;
+  const followers = new Set<Follower>();
+  const openPerSubject = new Map<string, number>();
+
+  const wakeAll = () => {
+    for (const follower of followers) {
+      const wake = follower.wake;
+      follower.wake = undefined;
+      wake?.();
+    }
+  };
+
+  /** Starts the hub at `at` (the head as the database last said it), unless it has started. */
+  const adopt = (at: bigint) => {
+    if (head !== undefined) return;
+    head = at;
+    ringStart = at;
+  };
+
+  const append = (event: PetEventRecord) => {
+    ring.push(event);
+    if (ring.length > ringSize) ringStart = (ring.shift() as PetEventRecord).id;
+  };
+
+  /** The index of the first event in the ring with an id above `position` (ring.length: none). */
+  const firstAfter = (position: bigint) => {
+    let low = 0;
+    let high = ring.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((ring[middle] as PetEventRecord).id <= position) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+
+  /** Gives ids to the events whose transactions are over (pet-events.store.ts SEQUENCE), round after round. */
+  async function sequence() {
+    for (let round = 0; round < SEQUENCE_ROUNDS; round++) {
+      try {
+        if ((await sequenceEvents(sql, SEQUENCE_BATCH)) < SEQUENCE_BATCH) return;
+      } catch (error) {
+        // Another instance's round got there first: this one runs again.
+        if (!SEQUENCE_CONFLICTS.has(sqlStateOf(error) ?? '')) throw error;
+      }
+    }
+  }
+
+  async function readNew() {
+    await sequence();
+    if (head === undefined) adopt((await readHead(sql)).head);
+    for (;;) {
+      if (closed) return;
+      const from = head as bigint;
+      const page = await readEvents(sql, from, pageSize);
+      if (from < page.prunedThrough) {
+        // Pruned past this hub's head (a process cut off from the database for longer than the retention): what
+        // was between is gone. The ring starts afresh at the horizon; a follower left below it reads the database
+        // and is told its events expired.
+        ring.length = 0;
+        ringStart = page.prunedThrough;
+        head = page.prunedThrough;
+      }
+      for (const event of page.events) append(event);
+      if (page.last !== undefined && page.last > (head as bigint)) head = page.last;
+      wakeAll();
+      if (!page.full) return;
+    }
+  }
+
+  /** Reads what is new; while it reads, further wake-ups are folded into one more read. Never rejects. */
+  function refresh(): Promise<void> {
+    if (closed) return Promise.resolve();
+    if (reading !== undefined) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      do {
+        readAgain = false;
+        try {
+          await readNew();
+        } catch (error) {
+          onError(error);
+        }
+      } while (readAgain && !closed);
+    })().finally(() => {
+      reading = undefined;
+      // Also after a failure: followers catching up from the database try again now.
+      wakeAll();
+    });
+    return reading;
+  }
+
+  function prune() {
+    if (closed || pruning !== undefined) return;
+    pruning = pruneEvents(sql, retentionSeconds)
+      .then(
+        () => {},
+        (error: unknown) => onError(error),
+      )
+      .finally(() => {
+        pruning = undefined;
+      });
+  }
+
+  const unsubscribe = wakeups.subscribe(() => void refresh());
+  const pollTimer = setInterval(() => void refresh(), pollIntervalMs);
+  const pruneTimer = setInterval(prune, pruneIntervalMs);
+  pollTimer.unref();
+  pruneTimer.unref();
+  void refresh();
+
+  function open(
+    start: bigint,
+    { status, subject, signal, onStalled }: FollowOptions,
+  ): AsyncIterableIterator<PetEventRecord> {
+    let position = start;
+    let finished = false;
+    /** A page read from the database while catching up, served before anything else. */
+    let held: PetEventRecord[] = [];
+    let heldLast: bigint | undefined;
+    // Until its first next(), a follower is outside next() too: one that never asks is closed like one that stops.
+    let outsideNext = true;
+    let stallTimer: NodeJS.Timeout | undefined;
+    let queue: Promise<unknown> = Promise.resolve();
+
+    const matches = (event: PetEventRecord) => status === undefined || event.pet.status === status;
+
+    const follower: Follower = {
+      wake: undefined,
+      finish() {
+        if (finished) return;
+        finished = true;
+        held = [];
+        followers.delete(follower);
+        const left = (openPerSubject.get(subject) ?? 1) - 1;
+        if (left === 0) openPerSubject.delete(subject);
+        else openPerSubject.set(subject, left);
+        if (stallTimer !== undefined) clearTimeout(stallTimer);
+        signal.removeEventListener('abort', follower.finish);
+        const wake = follower.wake;
+        follower.wake = undefined;
+        wake?.();
+      },
+      hasAvailable() {
+        if (held.some(matches)) return true;
+        if (ringStart === undefined) return false;
+        // Behind the ring: the database has events after the position (the ring started at a committed head).
+        if (position < ringStart) return true;
+        for (let index = firstAfter(position); index < ring.length; index++) {
+          if (matches(ring[index] as PetEventRecord)) return true;
+        }
+        return false;
+      },
+    };
+    followers.add(follower);
+    signal.addEventListener('abort', follower.finish, { once: true });
+
+    const waitForHub = () =>
+      new Promise<void>((resolve) => {
+        follower.wake = resolve;
+      });
+
+    /** While the consumer holds an event: closed if, stallMs on, it has not asked for an available one. */
+    const armStall = () => {
+      stallTimer = setTimeout(() => {
+        stallTimer = undefined;
+        if (finished || !outsideNext) return;
+        if (!follower.hasAvailable()) {
+          armStall(); // nothing to take yet: not stalled; look again later
+          return;
+        }
+        follower.finish();
+        onStalled?.();
+      }, stallMs);
+      stallTimer.unref();
+    };
+
+    async function pull(): Promise<IteratorResult<PetEventRecord>> {
+      for (;;) {
+        if (finished) return DONE;
+        while (held.length > 0) {
+          const event = held.shift() as PetEventRecord;
+          position = event.id;
+          if (matches(event)) return { done: false, value: event };
+        }
+        // The held page may end with kinds this version skips: its last id still counts.
+        if (heldLast !== undefined && heldLast > position) position = heldLast;
+        heldLast = undefined;
+        if (ringStart !== undefined && position >= ringStart) {
+          const index = firstAfter(position);
+          const event = ring[index];
+          if (event !== undefined) {
+            position = event.id;
+            if (matches(event)) return { done: false, value: event };
+            continue;
+          }
+          await waitForHub();
+          continue;
+        }
+        // Catching up: behind the ring (or before the hub's first read).
+        let page: Awaited<ReturnType<typeof readEvents>>;
+        try {
+          page = await readEvents(sql, position, pageSize);
+        } catch (error) {
+          onError(error);
+          if (!finished) await waitForHub();
+          continue;
+        }
+        if (finished) return DONE;
+        if (position < page.prunedThrough) {
+          follower.finish();
+          throw expired(position, page.prunedThrough);
+        }
+        if (page.last === undefined) {
+          await waitForHub();
+          continue;
+        }
+        held = page.events;
+        heldLast = page.last;
+      }
+    }
+
+    const next = (): Promise<IteratorResult<PetEventRecord>> => {
+      const result = queue.then(() => {
+        outsideNext = false;
+        if (stallTimer !== undefined) clearTimeout(stallTimer);
+        stallTimer = undefined;
+        return pull();
+      });
+      queue = result.then(
+        (each) => {
+          if (!each.done && !finished) {
+            outsideNext = true;
+            armStall();
+          }
+        },
+        () => {},
+      );
+      return result;
+    };
+
+    armStall();
+    return {
+      next,
+      async return() {
+        follower.finish();
+        return DONE;
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  return {
+    async follow(followOptions) {
+      if (closed)
+        throw serviceUnavailable('the server is shutting down: follow the events on another instance');
+      const { after, subject, signal } = followOptions;
+      const open0 = openPerSubject.get(subject) ?? 0;
+      if (open0 >= maxPerCaller) {
+        throw operationError<'streamPetEvents'>(
+          'rate_limited',
+          `this caller already follows the events ${maxPerCaller} times on this server: close one first`,
+          { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        );
+      }
+      // Counted from now, so that follows checking at the same time cannot pass the limit together.
+      openPerSubject.set(subject, open0 + 1);
+      const release = () => {
+        const left = (openPerSubject.get(subject) ?? 1) - 1;
+        if (left === 0) openPerSubject.delete(subject);
+        else openPerSubject.set(subject, left);
+      };
+      let current: Awaited<ReturnType<typeof readHead>>;
+      try {
+        current = await readHead(sql);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (after !== undefined && after < current.prunedThrough) {
+        release();
+        throw expired(after, current.prunedThrough);
+      }
+      if (closed) {
+        release();
+        throw serviceUnavailable('the server is shutting down: follow the events on another instance');
+      }
+      adopt(current.head);
+      // Committed events the hub has not read yet: read them now rather than at the next poll.
+      if (head !== undefined && head < current.head) void refresh();
+      // The reservation becomes the follower's own count, given back by its finish().
+      const iterator = open(after ?? current.head, followOptions);
+      if (signal.aborted) await iterator.return?.();
+      return iterator;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      clearInterval(pollTimer);
+      clearInterval(pruneTimer);
+      for (const follower of [...followers]) follower.finish();
+      await Promise.all([reading, pruning]);
+    },
+    wake() {
+      void refresh();
+    },
+    get subscribers() {
+      return followers.size;
+    },
+  };
+}
