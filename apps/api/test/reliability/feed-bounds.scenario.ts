@@ -29,6 +29,7 @@ import {
   outboxHead,
   readOutbox,
   until,
+  waitUntilSequenced,
 } from './feed-support.js';
 import type { LoadBalancerReport, LoadBalancerRow } from './load-balancer.scenario.js';
 import {
@@ -60,7 +61,7 @@ const OPENING = 50;
  * event): loopback's socket buffers hold about 4.5 MiB (the server's send buffer grows to tcp_wmem's 4 MiB) before
  * a write waits for the reader, so about 4,000 events fill them.
  */
-const STALL_BATCH = 250;
+const STALL_BATCH = 500;
 
 /** The i-th caller's key (API_KEYS): 16 to 256 token characters. */
 const feedKey = (index: number) => `feed-bounds-key-${String(index).padStart(4, '0')}`;
@@ -103,6 +104,8 @@ export async function runFeedBoundsScenario(
           env: {
             API_KEYS: [RELIABILITY_API_KEY, ...keys].join(','),
             EVENTS_STALL_MS: String(options.stallMs),
+            // The stall's pets are inserted by SQL, which wakes no hub: the poll numbers and reads them.
+            EVENTS_POLL_MS: '200',
             // The idle streams are connections too; room for the requests beside them.
             HTTP_MAX_CONNECTIONS: String(options.subscribers + 200),
           },
@@ -134,7 +137,8 @@ export async function runFeedBoundsScenario(
           // Streams that end before the scenario closes them (none should: they are idle, not stalled).
           let endedEarly = 0;
           let closing = false;
-          for (const stream of opened) void stream.ended.then(() => (closing ? undefined : endedEarly++));
+          for (const stream of opened)
+            if (stream.status === 200) void stream.ended.then(() => (closing ? undefined : endedEarly++));
           const refusedIdle = opened.filter((stream) => stream.status !== 200);
           if (refusedIdle.length > 0)
             problems.push(
@@ -150,7 +154,8 @@ export async function runFeedBoundsScenario(
             problems.push(
               `stream 101 of one caller: ${extra.status} ${extra.body.slice(0, 200)}, not 429 rate_limited`,
             );
-          if (!(await until(() => opened.every((stream) => stream.started()), CATCH_UP_MS)))
+          const accepted = opened.filter((stream) => stream.status === 200);
+          if (!(await until(() => accepted.every((stream) => stream.started()), CATCH_UP_MS)))
             problems.push('not every idle stream received its opening `retry:` line');
           await sleep(1_000);
           const withSubscribers = await api.rss();
@@ -235,7 +240,10 @@ export async function runFeedBoundsScenario(
                 [created, created + STALL_BATCH - 1],
               );
               created += STALL_BATCH;
-              // Paced by the server: the reading subscriber has this batch, so the server has offered it to both.
+              // Paced by the server: numbered by its hub (at its next poll: a script's insert wakes no one), and
+              // taken by the reading subscriber, so the server has offered it to both.
+              if (!(await waitUntilSequenced(database.url, CATCH_UP_MS)))
+                throw new Error('the inserted events were not numbered');
               const batchHead = await outboxHead(database.url);
               await until(() => (reader.lastId() ?? 0n) >= batchHead, CATCH_UP_MS);
               rssPeak = Math.max(rssPeak, await api.rss());
@@ -272,6 +280,7 @@ export async function runFeedBoundsScenario(
             ...(lastId === undefined ? { since: head } : { lastEventId: lastId }),
             reconnectDelayMs: 100,
           });
+          await waitUntilSequenced(database.url, CATCH_UP_MS);
           const outbox = await readOutbox(database.url, head);
           const last = outbox.ids.at(-1) ?? head;
           await until(() => (resumed.lastId() ?? 0n) >= last && (reader.lastId() ?? 0n) >= last, CATCH_UP_MS);

@@ -21,6 +21,7 @@ import {
   latencyFigure,
   readOutbox,
   until,
+  waitUntilSequenced,
 } from './feed-support.js';
 import { ensureHaproxy, type LoadBalancer, SERVED_BY_HEADER, startHaproxy } from './haproxy.js';
 import type { LoadBalancerReport, LoadBalancerRow } from './load-balancer.scenario.js';
@@ -148,7 +149,9 @@ export async function runFeedFailoverScenario(
         stopping = true;
         await Promise.all(creators);
 
-        // Everything committed is in the outbox now; the subscriber catches up with it.
+        // Everything committed is in the outbox now, numbered by a hub soon; the subscriber catches up with it.
+        if (!(await waitUntilSequenced(database.url, CATCH_UP_MS)))
+          violations.push('events of committed creates were still not numbered by any instance');
         let outbox = await readOutbox(database.url);
         const head = outbox.ids.at(-1);
         await until(() => head === undefined || (follower?.lastId() ?? 0n) >= head, CATCH_UP_MS);

@@ -22,6 +22,7 @@ import {
   outboxHead,
   readOutbox,
   until,
+  waitUntilSequenced,
 } from './feed-support.js';
 import type { LoadBalancerReport, LoadBalancerRow } from './load-balancer.scenario.js';
 import { ensurePgbouncer, type Pgbouncer, startPgbouncer } from './pgbouncer.js';
@@ -111,6 +112,8 @@ export async function runFeedPgbouncerScenario(
               problems.push(
                 `${label}: ${failed.length} creates failed (${[...new Set(failed.map((each) => each.status))].join(', ')})`,
               );
+            if (!(await waitUntilSequenced(database.url, CATCH_UP_MS)))
+              problems.push(`${label}: events of committed creates were still not numbered`);
             const outbox = await readOutbox(database.url, since);
             const head = outbox.ids.at(-1);
             await until(() => head === undefined || (follower.lastId() ?? 0n) >= head, CATCH_UP_MS);

@@ -314,7 +314,7 @@ export async function until(condition: () => boolean, timeoutMs: number): Promis
   return true;
 }
 
-/** The outbox as the database holds it: event ids (in order) and the pet of each. */
+/** The outbox as the database holds it: event ids (in order) and the pet of each; rows not numbered yet are left out. */
 export async function readOutbox(
   databaseUrl: string,
   after = 0n,
@@ -337,6 +337,28 @@ export async function readOutbox(
       petsWithoutEvent: counts[0]?.without ?? 0,
       petsWithSeveral: counts[0]?.several ?? 0,
     };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Waits until every event row of a finished transaction has its id: the trigger writes events without one, and a
+ * hub's sequencer numbers them in commit order when it next reads (woken, or at its poll). False on timeout.
+ */
+export async function waitUntilSequenced(databaseUrl: string, timeoutMs: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>(
+        'select count(*)::int as n from pet_events where id is null',
+      );
+      if ((rows[0]?.n ?? 0) === 0) return true;
+      if (Date.now() > deadline) return false;
+      await sleep(20);
+    }
   } finally {
     await client.end();
   }
