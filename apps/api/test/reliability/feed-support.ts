@@ -429,7 +429,7 @@ export function compareWithOutbox(
 }
 
 /** The `fraction` quantile of `values` (nearest rank); NaN when there are none. */
-export function percentile(values: readonly number[], fraction: number): number {
+function percentile(values: readonly number[], fraction: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
