@@ -60,7 +60,21 @@ export interface LoadBalancerOptions {
   checkIntervalMs?: number;
   /** The haproxy binary, when the caller found it already (ensureHaproxy). */
   binary?: string;
+  /**
+   * Adds `X-Served-By: <backend name>` to every answer, so a client can tell which instance served it (the change
+   * feed's failover scenario kills the instance its subscriber is on).
+   */
+  servedByHeader?: boolean;
+  /**
+   * `option http-no-delay`: each chunk of an answer is sent on at once. Without it HAProxy holds back the small writes
+   * of a stream (MSG_MORE, then Nagle against the client's delayed ACK): the change feed measured p50 79 ms from a
+   * create's answer to its event through HAProxy, and under 1 ms with it (docs/operations.md#the-change-feed).
+   */
+  httpNoDelay?: boolean;
 }
+
+/** The response header `servedByHeader` adds. */
+export const SERVED_BY_HEADER = 'x-served-by';
 
 /**
  * The configuration a production set-up would start from: round robin, keep-alive both sides, `/readyz`
@@ -90,7 +104,7 @@ backend apis
   option httpchk GET /readyz
   http-check expect status 200
   default-server inter ${inter} fall 2 rise 2
-${options.backends.map((backend) => `  server ${backend.name} 127.0.0.1:${backend.port} check`).join('\n')}
+${options.httpNoDelay === true ? '  option http-no-delay\n' : ''}${options.servedByHeader === true ? `  http-response set-header ${SERVED_BY_HEADER} %s\n` : ''}${options.backends.map((backend) => `  server ${backend.name} 127.0.0.1:${backend.port} check`).join('\n')}
 
 frontend stats
   bind 127.0.0.1:${statsPort}

@@ -7,6 +7,9 @@
 import { scaled } from '../../../../tooling/vitest.shared.js';
 import { runCrashScenario } from './crash.scenario.js';
 import { runDatabaseFaultScenario } from './database-fault.scenario.js';
+import { runFeedBoundsScenario } from './feed-bounds.scenario.js';
+import { runFeedFailoverScenario } from './feed-failover.scenario.js';
+import { runFeedPgbouncerScenario } from './feed-pgbouncer.scenario.js';
 import { DEFAULT_FUZZ_SEED, runFuzzScenario } from './fuzz.scenario.js';
 import { runLoadBalancerScenario } from './load-balancer.scenario.js';
 import { runMcpScenario } from './mcp.scenario.js';
@@ -31,6 +34,7 @@ export interface PlannedScenario {
     | 'scale-out'
     | 'load-balancer'
     | 'mcp'
+    | 'feed'
     | 'pgbouncer'
     | 'replica'
     | 'fuzz'
@@ -73,6 +77,30 @@ export const scenarioOptions = (mode: PlanMode, seed = DEFAULT_FUZZ_SEED) => {
       loops: 8,
       loadBeforeMs: full ? 3_000 : 1_500,
       loadAfterMs: full ? 3_000 : 1_500,
+    },
+    // Issue 38, the change feed: a subscriber through HAProxy whose instance is SIGKILLed under creates.
+    feedFailover: {
+      seed,
+      creators: 4,
+      loadBeforeMs: full ? 3_000 : 1_500,
+      loadAfterMs: full ? 3_000 : 1_500,
+      httpNoDelay: true,
+    },
+    // The feed behind a transaction-mode PgBouncer: polling when LISTEN cannot work, wake-ups on a direct connection.
+    feedPgbouncer: {
+      seed,
+      creates: full ? 500 : 100,
+      concurrency: 4,
+      pollMs: 250,
+      listen: full ? (['unset', 'pooler', 'direct'] as const) : (['unset', 'direct'] as const),
+    },
+    // 1,000 idle subscribers within a stated memory bound; one that stops reading is closed and resumes.
+    feedBounds: {
+      subscribers: 1_000,
+      keys: 10,
+      rssGrowthLimitBytes: 64 * MIB,
+      stallMs: 2_000,
+      maxStallCreates: 20_000,
     },
     // Issue 30's measurement: 16 loops for 10 s, half creates, half lists, through PgBouncer 1.18.
     pgbouncer: {
@@ -158,6 +186,21 @@ export function reliabilityPlan(mode: PlanMode, seed = DEFAULT_FUZZ_SEED): Plann
       kind: 'mcp',
       database: 'postgresql',
       run: async (env) => (await runMcpScenario(env, options.mcp)).result,
+    },
+    {
+      kind: 'feed',
+      database: 'postgresql',
+      run: async (env) => (await runFeedFailoverScenario(env, options.feedFailover)).result,
+    },
+    {
+      kind: 'feed',
+      database: 'postgresql',
+      run: async (env) => (await runFeedPgbouncerScenario(env, options.feedPgbouncer)).result,
+    },
+    {
+      kind: 'feed',
+      database: 'postgresql',
+      run: async (env) => (await runFeedBoundsScenario(env, options.feedBounds)).result,
     },
     { kind: 'pgbouncer', database: 'postgresql', run: (env) => runPgbouncerScenario(env, options.pgbouncer) },
     // On clusters of its own: a primary and its streaming replica.

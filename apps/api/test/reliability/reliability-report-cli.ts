@@ -20,7 +20,7 @@ function parseArgs(argv: string[]) {
     else if (arg === '--') continue;
     else
       throw new Error(
-        `unknown argument ${arg}; usage: reliability [--full] [--seed=N] [--only=fault,partition,restart,crash,shutdown,scale-out,load-balancer,mcp,pgbouncer,replica,fuzz,probes]`,
+        `unknown argument ${arg}; usage: reliability [--full] [--seed=N] [--only=fault,partition,restart,crash,shutdown,scale-out,load-balancer,mcp,feed,pgbouncer,replica,fuzz,probes]`,
       );
   }
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new Error('--seed must be an integer');
