@@ -262,16 +262,27 @@ const json = (schemaId: string, extra: JsonSchema = {}) => ({
 
 /**
  * Server-Sent Events (the WHATWG HTML standard's `text/event-stream`). OpenAPI 3.1 has no schema for the items of
- * a stream (3.2's `itemSchema`): the body is described as text, and `x-event-schema` points at the model each
- * event's `data` line holds as JSON.
+ * a stream (3.2's `itemSchema`): `schema` describes ONE event as its fields (`id`, `event`, and `data` holding the
+ * model as JSON: the convention SDK generators read), and `x-event-schema` names the model each `data` line holds,
+ * for the tools that check a stream event by event (the test servers' validator, the conformance suite).
  */
-const eventStream = (schemaId: string) => ({
+const eventStream = (schemaId: string, kinds: readonly string[]) => ({
   'text/event-stream': {
     schema: {
-      type: 'string',
+      type: 'object',
       description:
-        `Server-Sent Events: each event is \`id: <event id>\`, \`event: <kind>\` and \`data: <one line of ${schemaId} ` +
-        'JSON>`, then a blank line; comment lines (`: keep-alive`) keep the connection open.',
+        `One event of the stream, as its fields: \`id: <event id>\`, \`event: <kind>\` and \`data: <one line of ` +
+        `${schemaId} JSON>\`, then a blank line. Comment lines (\`: keep-alive\`) keep an idle connection open.`,
+      properties: {
+        id: {
+          type: 'string',
+          pattern: '^[0-9]+$',
+          description: "The event id (the data's `id`), as digits.",
+        },
+        event: { type: 'string', enum: [...kinds], description: "The event's kind (the data's `kind`)." },
+        data: { $ref: SCHEMA_REF(schemaId) },
+      },
+      required: ['id', 'event', 'data'],
     },
     'x-event-schema': { $ref: SCHEMA_REF(schemaId) },
   },
@@ -425,7 +436,9 @@ function responses(
         ...EVERY_RESPONSE,
       },
       ...(op.success.body === undefined ? {} : { content: json(op.success.body.id) }),
-      ...(op.success.stream === undefined ? {} : { content: eventStream(op.success.stream.event.id) }),
+      ...(op.success.stream === undefined
+        ? {}
+        : { content: eventStream(op.success.stream.event.id, op.success.stream.kinds) }),
       ...(successLinks === undefined ? {} : { links: successLinks }),
     },
   };

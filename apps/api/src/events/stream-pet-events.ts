@@ -10,10 +10,7 @@ import type { PetFeed } from './pet-feed.js';
  * (undefined). Both given: a reconnect to the URL the stream was opened with, so `lastEventId` is the later position
  * and wins; one before `since` contradicts it (400).
  */
-function resumePosition({
-  since,
-  lastEventId,
-}: OperationParsedInput<'streamPetEvents'>): bigint | undefined {
+function resumePosition({ since, lastEventId }: OperationParsedInput<'streamPetEvents'>): bigint | undefined {
   if (lastEventId === undefined || lastEventId === null) return since;
   const parsed = EventPositionTextSchema.safeParse(lastEventId);
   if (!parsed.success) {

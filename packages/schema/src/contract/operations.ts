@@ -4,7 +4,7 @@
 // generated from it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
 import * as z from 'zod/mini';
 import type { ErrorCode } from '../error.js';
-import { LAST_EVENT_ID_HEADER, PetEventSchema } from '../events.js';
+import { LAST_EVENT_ID_HEADER, PET_EVENT_KINDS, PetEventSchema } from '../events.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../idempotency.js';
 import { PositiveInt64Schema } from '../int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from '../pet.js';
@@ -373,7 +373,7 @@ export const contract = {
     success: {
       status: 200,
       description: 'The event stream (`text/event-stream`), open until either side closes it',
-      stream: { event: { id: 'PetEvent', schema: PetEventSchema } },
+      stream: { event: { id: 'PetEvent', schema: PetEventSchema }, kinds: PET_EVENT_KINDS },
       headers: {
         'X-Accel-Buffering': {
           description: '`no`: a proxy that buffers answers (nginx) passes each event on at once.',

@@ -95,9 +95,9 @@ export interface OperationContract {
     /**
      * A stream of events instead of one body: REST answers `text/event-stream` (Server-Sent Events, each event's
      * `data` one line of `event`'s JSON, its `id:` the event's id), tRPC's subscription yields the same events
-     * (`tracked(id, event)`), and the handler returns them as an async iterable.
+     * (`tracked(id, event)`), and the handler returns them as an async iterable. `kinds`: the `event:` names.
      */
-    readonly stream?: { readonly event: BodyContract };
+    readonly stream?: { readonly event: BodyContract; readonly kinds: readonly string[] };
   };
   /** Every error status the operation can answer with. Nothing else is ever sent for it. */
   readonly errors: Readonly<Record<number, ErrorResponseContract>>;
