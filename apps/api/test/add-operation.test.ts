@@ -312,6 +312,7 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
       'NewPet',
       'PetUpdate',
       'Pet',
+      'PetEvent',
       'Pets',
       'Error',
     ]);

@@ -1,5 +1,5 @@
 // The /docs page in a real headless Chromium: it loads Swagger UI from this server only (no CDN), renders the
-// served OpenAPI document with its three operations, and marks getPet deprecated. The screenshot is kept in
+// served OpenAPI document with its four operations, and marks getPet deprecated. The screenshot is kept in
 // test-results/docs.png for a person to look at.
 import { mkdirSync } from 'node:fs';
 import etag from 'etag';
@@ -31,7 +31,7 @@ describe('/docs in headless Chromium', () => {
     await server?.close();
   });
 
-  it('shows the three operations, getPet deprecated, with nothing fetched from elsewhere', async () => {
+  it('shows the four operations, getPet deprecated, with nothing fetched from elsewhere', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
     const problems: string[] = [];
     const foreign: string[] = [];
@@ -51,9 +51,10 @@ describe('/docs in headless Chromium', () => {
     await operations.first().waitFor({ timeout: scaled(20_000) });
 
     expect(await page.locator('.info .title').textContent()).toMatch(/Pet Store API/);
-    expect(await operations.count()).toBe(3);
+    expect(await operations.count()).toBe(4);
     const text = await page.locator('#swagger-ui').textContent();
-    for (const operationId of ['listPets', 'createPet', 'getPet']) expect(text).toContain(operationId);
+    for (const operationId of ['listPets', 'createPet', 'streamPetEvents', 'getPet'])
+      expect(text).toContain(operationId);
 
     // Swagger UI marks a deprecated operation with this class (struck-through path, greyed block).
     const deprecated = page.locator('.opblock.opblock-deprecated');
@@ -62,6 +63,7 @@ describe('/docs in headless Chromium', () => {
     expect(await page.locator('.opblock:not(.opblock-deprecated)').allTextContents()).toEqual([
       expect.stringContaining('listPets'),
       expect.stringContaining('createPet'),
+      expect.stringContaining('streamPetEvents'),
     ]);
     // The bearer scheme is offered.
     expect(await page.locator('button.authorize').count()).toBe(1);

@@ -13,6 +13,7 @@ import { idempotencyKeyHash, idempotencyLockId } from '../src/idempotency/idempo
 import { type RawRequest, sendRaw } from './reliability/raw-http.js';
 import { atStartOfRateWindow, call, rawCall } from './support/http.js';
 import { responseValidator } from './support/response-validator.js';
+import { openSse } from './support/sse.js';
 import {
   DATABASE_KINDS,
   startTestServer,
@@ -125,6 +126,26 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
     expect((await send('GET', `/pets/${id}`, { apiKey: null })).status).toBe(401);
   });
 
+  it('streamPetEvents: 200 (the stream, checked event by event), 400, 401, and 410 past the retention', async () => {
+    const stream = await openSse(`${base}/pets/events?since=0`, { authorization: `Bearer ${TEST_API_KEY}` });
+    try {
+      expect(stream.status).toBe(200);
+      await send('POST', '/pets', { body: newPet({ name: 'Streamed', categoryId: 1 }) });
+      expect((await stream.take(1)).length).toBe(1);
+    } finally {
+      stream.close();
+    }
+    expect((await send('GET', '/pets/events?since=abc')).status).toBe(400);
+    expect((await send('GET', '/pets/events', { apiKey: null })).status).toBe(401);
+    // As if the events up to 1000 had been pruned: a position before that has lost events.
+    await server.database.sql.rows('UPDATE pet_event_horizon SET pruned_through = 1000');
+    try {
+      expect((await send('GET', '/pets/events?since=1')).status).toBe(410);
+    } finally {
+      await server.database.sql.rows('UPDATE pet_event_horizon SET pruned_through = 0');
+    }
+  });
+
   it("the edge's and the preconditions' answers on every operation: 400, 415, 417, 431, 412 and 304", async () => {
     const { port } = new URL(base);
     const raw = async (method: string, target: string, headers: [string, string][], body?: string) => {
@@ -150,6 +171,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
       ['GET', '/pets', undefined],
       ['POST', '/pets', pet],
       ['GET', `/pets/${id}`, undefined],
+      ['GET', '/pets/events?since=0', undefined],
     ] as const) {
       const where = `${method} ${path}`;
       const withBody = body === undefined ? [] : [json];
@@ -179,6 +201,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
         ['GET', '/pets', undefined],
         ['POST', '/pets', pet],
         ['GET', '/pets/1', undefined],
+        ['GET', '/pets/events', undefined],
       ] as const) {
         const reply = await call(limited.baseUrl, path, { method, body });
         expect(reply.status, `${method} ${path}`).toBe(429);
@@ -195,6 +218,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
         ['GET', '/pets', undefined],
         ['POST', '/pets', newPet({ name: 'Rex', categoryId: 1 })],
         ['GET', '/pets/1', undefined],
+        ['GET', '/pets/events', undefined],
       ] as const) {
         const reply = await call(unreachable.baseUrl, path, { method, body });
         expect(reply.status, `${method} ${path}`).toBe(503);

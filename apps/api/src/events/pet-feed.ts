@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PetStatus } from '@petstore/schema';
 import { sqlStateOf } from '../db/database-errors.js';
 import type { Sql } from '../db/sql.js';
@@ -111,6 +112,9 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       // A reporter that throws must not stop the feed.
     }
   };
+
+  // The async context the feed was made in (start-up): the hub's reads run in it, never in a request's.
+  const outside = AsyncLocalStorage.snapshot();
 
   // The hub: `ring` holds every event with an id in (ringStart, head], in id order (undefined until the first read).
   let head: bigint | undefined;
@@ -432,7 +436,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       await Promise.all([reading, pruning]);
     },
     wake() {
-      void refresh();
+      // Outside the request that created the pet: the hub's reads serve every follower, none of its spans.
+      outside(() => void refresh());
     },
     get subscribers() {
       return followers.size;

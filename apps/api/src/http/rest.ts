@@ -280,7 +280,18 @@ export function restHandler({
           caller,
           connection: { signal: stop.signal, close: () => res.destroy() },
         })) as AsyncIterable<{ id: bigint; kind: string }>;
-        if (answeredConditionally(req, res, false)) return stop.abort();
+        // A 304 or a 412 opens no stream: the operation stops at once.
+        let conditional: boolean;
+        try {
+          conditional = answeredConditionally(req, res, false);
+        } catch (error) {
+          stop.abort();
+          throw error;
+        }
+        if (conditional) {
+          stop.abort();
+          return;
+        }
         return await sendEventStream(req, res, events, () => stop.abort(), {
           ...eventStream,
           onInternalError,
