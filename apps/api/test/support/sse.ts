@@ -44,7 +44,8 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       const events: SseEvent[] = [];
       while (events.length < count) {
         const event = await next();
-        if (event === undefined) throw new Error(`the stream ended after ${events.length} of ${count} events`);
+        if (event === undefined)
+          throw new Error(`the stream ended after ${events.length} of ${count} events`);
         events.push(event);
       }
       return events;
