@@ -11,6 +11,18 @@ import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from '
 const AUTH = { authorization: `Bearer ${TEST_API_KEY}` };
 const CREATES = 500;
 
+/** The stream's text up to the first match of `pattern` (the caller aborts the request). */
+async function readUntil(response: Response, pattern: RegExp): Promise<string> {
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  while (!pattern.test(text)) {
+    const chunk = await reader?.read();
+    if (chunk === undefined || chunk.done) throw new Error(`the stream ended before ${pattern}: ${text}`);
+    text += chunk.value;
+  }
+  return text;
+}
+
 describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
   let server: TestServer;
   const open: SseStream[] = [];
@@ -162,10 +174,51 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     expect(PetEventSchema.parse(parseJson(onlySold?.data ?? '')).pet).toEqual(soldPet);
   });
 
+  it('names its position first, so a client that drops before its first event resumes there, not from now', async () => {
+    // The raw text: an id-only block is no event to a parser, but an EventSource keeps its id.
+    const stop = new AbortController();
+    const response = await fetch(`${server.baseUrl}/pets/events`, { headers: AUTH, signal: stop.signal });
+    const text = await readUntil(response, /^id: (\d+)$/m);
+    stop.abort();
+    const position = /^id: (\d+)$/m.exec(text)?.[1] as string;
+    // Created while the client was away.
+    const missed = await create('while away');
+    const resumed = await follow('/pets/events', { ...AUTH, 'last-event-id': position });
+    expect(PetEventSchema.parse(parseJson((await resumed.take(1))[0]?.data ?? '')).pet).toEqual(missed);
+  });
+
+  it('refuses a position past the last event (a feed reset under the client) with 410', async () => {
+    expectError(await call(server.baseUrl, '/pets/events?since=9223372036854775807'), 410, 'events_expired');
+  });
+
   it('answers HEAD with the headers of the stream and no body', async () => {
     const reply = await call(server.baseUrl, '/pets/events?since=0', { method: 'HEAD' });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(reply.text).toBe('');
+  });
+});
+
+describe('a filtered stream on PGlite', () => {
+  it('moves its position past the events its filter leaves out, at each keep-alive', async () => {
+    const server = await startTestServer('pglite', 'pet-events-keepalive', { eventsKeepAliveMs: 50 });
+    const stop = new AbortController();
+    try {
+      const response = await fetch(`${server.baseUrl}/pets/events?status=sold&since=0`, {
+        headers: AUTH,
+        signal: stop.signal,
+      });
+      const reply = await call(server.baseUrl, '/pets', {
+        method: 'POST',
+        body: '{"name":"Kept","categoryId":1}',
+      });
+      expect(reply.status).toBe(201);
+      // The only event is left out by the filter; a keep-alive then names its id, where a reconnect resumes.
+      const text = await readUntil(response, /^: keep-alive\nid: 1$/m);
+      expect(text).not.toMatch(/^event:/m);
+    } finally {
+      stop.abort();
+      await server.close();
+    }
   });
 });

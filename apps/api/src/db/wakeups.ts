@@ -1,12 +1,13 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
-// Wake-ups of the change feed (events/pet-feed.ts): the trigger on `pets` sends `NOTIFY pet_events, '<event id>'`
-// at each commit (prisma/migrations/*_pet_events). A wake-up only says "read the outbox now": the feed reads the
+// Wake-ups of the change feed (events/pet-feed.ts): a sequencing round that gave events their ids sends
+// `NOTIFY pet_events, '<last id>'` at its commit (events/pet-events.store.ts SEQUENCE), whichever instance ran it.
+// A wake-up only says "read the outbox now": the feed reads the
 // events from the table, and also polls, so a wake-up lost (a dropped connection, a pooler in the way) delays an
 // event by at most the poll interval, never drops it.
 
-/** The channel the trigger notifies. */
+/** The channel the sequencer notifies. */
 const PET_EVENTS_CHANNEL = 'pet_events';
 
 export interface Wakeups {

@@ -59,11 +59,13 @@ const PRUNE = statement<{ pruned: number }>(
 // the statement's snapshot, so a round that started just before another committed could count from a stale largest
 // id: the unique index on id refuses that (23505) and the round is simply run again (SEQUENCE_CONFLICTS). A round
 // that gave ids notifies the other instances (delivered at its commit), which read them at once.
-const SEQUENCE = statement<{ sequenced: number }>(
-  `WITH ready AS (
+/** A sequencing round, its lock (an InitPlan, run once) tried or waited for. */
+const sequence = (lock: string) =>
+  statement<{ sequenced: number }>(
+    `WITH ready AS (
      SELECT entry, row_number() OVER (ORDER BY txid, entry) AS n FROM pet_events
      WHERE id IS NULL AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-       AND (SELECT pg_try_advisory_xact_lock(1885697119, 1))
+       AND ${lock}
      ORDER BY txid, entry LIMIT $1
    ), top AS (
      SELECT greatest((SELECT max(id) FROM pet_events), (SELECT pruned_through FROM pet_event_horizon)) AS id
@@ -74,17 +76,21 @@ const SEQUENCE = statement<{ sequenced: number }>(
    SELECT (SELECT count(*) FROM assigned)::int AS sequenced,
      (SELECT count(*) FROM (SELECT pg_notify('pet_events', max(id)::text) FROM assigned HAVING count(*) > 0) n)
        AS notified`,
-);
+  );
+const SEQUENCE = sequence('(SELECT pg_try_advisory_xact_lock(1885697119, 1))');
+// Before a stream starts "from now": every event committed so far gets its id, even while another round runs (this
+// one waits for it), so that "now" comes after them.
+const SEQUENCE_WAITING = sequence('(SELECT true FROM pg_advisory_xact_lock(1885697119, 1))');
 
 /** SQLSTATEs of a sequencing round that met another one (unique id, deadlock): the round is run again. */
 export const SEQUENCE_CONFLICTS = new Set(['23505', '40P01']);
 
 /**
  * Gives ids to the events whose transactions are over, at most `limit` (the other instances are notified when it
- * gave any); how many it gave.
+ * gave any); how many it gave. `wait`: for the round another one is running, rather than give none.
  */
-export async function sequenceEvents(sql: Sql, limit: number): Promise<number> {
-  const [row] = await sql.rows(SEQUENCE, [{ value: limit, type: 'int' }]);
+export async function sequenceEvents(sql: Sql, limit: number, wait = false): Promise<number> {
+  const [row] = await sql.rows(wait ? SEQUENCE_WAITING : SEQUENCE, [{ value: limit, type: 'int' }]);
   return row?.sequenced ?? 0;
 }
 

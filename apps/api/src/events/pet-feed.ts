@@ -39,6 +39,11 @@ export interface FollowOptions {
   onStalled?: () => void;
 }
 
+/** A follower's events, and where it stands: the last id it passed (yielded, or left out by its filter). */
+export interface Following extends AsyncIterableIterator<PetEventRecord> {
+  position(): bigint;
+}
+
 export interface PetFeed {
   /**
    * Checks first, then returns the follower's iterator. AppError events_expired (410) when `after` is below the
@@ -47,7 +52,7 @@ export interface PetFeed {
    * cannot read it (503 by toAppError). The iterator's next() rejects with events_expired when a follower catching
    * up from the database is overtaken by pruning.
    */
-  follow(options: FollowOptions): Promise<AsyncIterableIterator<PetEventRecord>>;
+  follow(options: FollowOptions): Promise<Following>;
   /**
    * Reads the outbox now (a pet was just created here): its event gets its id and reaches this process's followers,
    * and the other instances are notified, without waiting for the poll.
@@ -82,6 +87,9 @@ export interface PetFeedOptions {
 const SEQUENCE_BATCH = 1000;
 const SEQUENCE_ROUNDS = 20;
 
+/** How long a wake-up after a create waits for more creates to read with it (milliseconds). */
+const WAKE_COALESCE_MS = 5;
+
 /** Seconds a caller at its limit of open follows is told to wait before opening another. */
 const RETRY_AFTER_SECONDS = 5;
 
@@ -115,6 +123,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
   // The async context the feed was made in (start-up): the hub's reads run in it, never in a request's.
   const outside = AsyncLocalStorage.snapshot();
+  let wakeTimer: NodeJS.Timeout | undefined;
 
   // The hub: `ring` holds every event with an id in (ringStart, head], in id order (undefined until the first read).
   let head: bigint | undefined;
@@ -160,10 +169,10 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   };
 
   /** Gives ids to the events whose transactions are over (pet-events.store.ts SEQUENCE), round after round. */
-  async function sequence() {
+  async function sequence(wait = false) {
     for (let round = 0; round < SEQUENCE_ROUNDS; round++) {
       try {
-        if ((await sequenceEvents(sql, SEQUENCE_BATCH)) < SEQUENCE_BATCH) return;
+        if ((await sequenceEvents(sql, SEQUENCE_BATCH, wait)) < SEQUENCE_BATCH) return;
       } catch (error) {
         // Another instance's round got there first: this one runs again.
         if (!SEQUENCE_CONFLICTS.has(sqlStateOf(error) ?? '')) throw error;
@@ -236,10 +245,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   pruneTimer.unref();
   void refresh();
 
-  function open(
-    start: bigint,
-    { status, subject, signal, onStalled }: FollowOptions,
-  ): AsyncIterableIterator<PetEventRecord> {
+  function open(start: bigint, { status, subject, signal, onStalled }: FollowOptions): Following {
     let position = start;
     let finished = false;
     /** A page read from the database while catching up, served before anything else. */
@@ -369,6 +375,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     armStall();
     return {
       next,
+      position: () => position,
       async return() {
         follower.finish();
         return DONE;
@@ -404,7 +411,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         // From now: the events committed so far are numbered first, so that "now" comes after them (a pet whose
         // create answered before the stream opened is not delivered; only one whose transaction is older than a
         // write still running at that moment may be, as it cannot be numbered before that write ends).
-        if (after === undefined) await sequence();
+        if (after === undefined) await sequence(true);
         current = await readHead(sql);
       } catch (error) {
         release();
@@ -413,6 +420,16 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       if (after !== undefined && after < current.prunedThrough) {
         release();
         throw expired(after, current.prunedThrough);
+      }
+      // An id this database never gave (the feed only counts up): it was restored or reset under the client, whose
+      // position means nothing here. Waiting for the ids to climb past it would skip everything in between.
+      if (after !== undefined && after > current.head) {
+        release();
+        throw operationError<'streamPetEvents'>(
+          'events_expired',
+          `no event ${after} exists here (the last is ${current.head}): the feed was reset; list the pets again, ` +
+            'then follow from now',
+        );
       }
       if (closed) {
         release();
@@ -431,13 +448,23 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       closed = true;
       unsubscribe();
       clearInterval(pollTimer);
+      if (wakeTimer !== undefined) clearTimeout(wakeTimer);
       clearInterval(pruneTimer);
       for (const follower of [...followers]) follower.finish();
       await Promise.all([reading, pruning]);
     },
     wake() {
-      // Outside the request that created the pet: the hub's reads serve every follower, none of its spans.
-      outside(() => void refresh());
+      // Creates that come close together are read in one go (WAKE_COALESCE_MS): under load the hub reads once per
+      // interval, not once per create. Outside the request that created the pet: the hub's reads serve every
+      // follower, and are none of its spans.
+      if (wakeTimer !== undefined || closed) return;
+      wakeTimer = outside(() =>
+        setTimeout(() => {
+          wakeTimer = undefined;
+          void refresh();
+        }, WAKE_COALESCE_MS),
+      );
+      wakeTimer.unref();
     },
     get subscribers() {
       return followers.size;

@@ -13,6 +13,11 @@ interface StreamedEvent {
   kind: string;
 }
 
+/** A stream's events, and where it stands: the last id it passed (delivered, or left out by a filter). */
+export interface PositionedEvents extends AsyncIterable<StreamedEvent> {
+  position?(): bigint;
+}
+
 export interface EventStreamOptions {
   /** A comment line this often keeps an idle connection open through proxies (and tells a dead one). */
   keepAliveMs: number;
@@ -35,7 +40,7 @@ const eventText = (event: StreamedEvent) =>
 export async function sendEventStream(
   req: IncomingMessage,
   res: ServerResponse,
-  events: AsyncIterable<StreamedEvent>,
+  events: PositionedEvents,
   abort: () => void,
   { keepAliveMs, retryMs, onInternalError }: EventStreamOptions,
 ): Promise<void> {
@@ -48,27 +53,31 @@ export async function sendEventStream(
     res.end();
     return;
   }
-  let closed = false;
-  res.once('close', () => {
-    closed = true;
-    abort();
-  });
-  res.write(`retry: ${retryMs}\n\n`);
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+  // The caller aborts the operation when the client goes (rest.ts listens for that before the operation runs).
+  const closed = () => res.destroyed || !res.writable;
+  // The position the stream starts from, as an id-only block: a client that drops before its first event resumes
+  // from here (an EventSource keeps the id of a block without data), not from "now" again. Each keep-alive moves it
+  // on past events a filter left out, so that a filtered client resumes where the stream was, not at its last match.
+  let sentPosition = events.position?.();
+  res.write(`retry: ${retryMs}\n\n${sentPosition === undefined ? '' : `id: ${sentPosition}\n\n`}`);
+  const keepAlive = setInterval(() => {
+    const position = events.position?.();
+    res.write(position === sentPosition ? ': keep-alive\n\n' : `: keep-alive\nid: ${position}\n\n`);
+    sentPosition = position;
+  }, keepAliveMs);
   keepAlive.unref();
   const iterator = events[Symbol.asyncIterator]();
   try {
     for (;;) {
       const next = await iterator.next();
-      if (next.done === true || closed) break;
-      if (!res.write(eventText(next.value))) {
-        await drainedOrClosed(res);
-      }
+      if (next.done === true || closed()) break;
+      sentPosition = next.value.id;
+      if (!res.write(eventText(next.value))) await drainedOrClosed(res);
     }
     res.end();
   } catch (error) {
     const known = toAppError(error);
-    if (known !== undefined && !closed) {
+    if (known !== undefined && !closed()) {
       res.end(
         `event: error\ndata: {"code":"${known.code}","message":${JSON.stringify(known.message)},"status":${known.status}}\n\n`,
       );
@@ -84,15 +93,21 @@ export async function sendEventStream(
   }
 }
 
-/** Resolves once the socket took what was written (`drain`) or the client went (`close`), leaving no listener. */
+/**
+ * Resolves once the socket took what was written (`drain`) or the client went (`close`, `error`, or destroyed
+ * already), leaving no listener.
+ */
 function drainedOrClosed(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
+      res.off('error', done);
       resolve();
     };
     res.on('drain', done);
     res.on('close', done);
+    res.on('error', done);
   });
 }

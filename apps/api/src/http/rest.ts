@@ -23,7 +23,7 @@ import { type AccessGuard, authorizationOf } from './auth.js';
 import { checkHead, readJsonBody } from './body.js';
 import { queryOf } from './edge.js';
 import { handleError, type InternalErrorSink } from './errors.js';
-import { type EventStreamOptions, sendEventStream } from './event-stream.js';
+import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
 import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
@@ -275,11 +275,14 @@ export function restHandler({
       const { success } = op;
       if (success.stream !== undefined) {
         // A stream: the operation checks its input (and may refuse: 400, 410, 429) before the first byte is sent.
+        // Listened for before the operation runs: a client gone while it checks (a slow database) still stops it.
         const stop = new AbortController();
+        res.once('close', () => stop.abort());
+        if (res.destroyed) stop.abort();
         const events = (await (call[op.id] as NonNullable<(typeof call)[string]>)(input, {
           caller,
           connection: { signal: stop.signal, close: () => res.destroy() },
-        })) as AsyncIterable<{ id: bigint; kind: string }>;
+        })) as PositionedEvents;
         // A 304 or a 412 opens no stream: the operation stops at once.
         let conditional: boolean;
         try {

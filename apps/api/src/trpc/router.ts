@@ -1,6 +1,7 @@
 import { contract as defaultContract, type OperationContract, type OperationId } from '@petstore/schema';
 import type { AppRouter, AppRouterRecord } from '@petstore/schema/trpc';
 import { tracked } from '@trpc/server';
+import { serviceUnavailable } from '../errors.js';
 import type { OperationContext, OperationHandlers } from '../operations.js';
 import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
 
@@ -26,7 +27,8 @@ function subscribe(handle: (input: unknown, context: OperationContext) => Promis
     signal?: AbortSignal;
   }) {
     const stop = new AbortController();
-    signal?.addEventListener('abort', () => stop.abort(), { once: true });
+    if (signal?.aborted === true) stop.abort();
+    else signal?.addEventListener('abort', () => stop.abort(), { once: true });
     const events = (await handle(input, {
       caller: ctx.caller,
       connection: { signal: stop.signal, close: () => ctx.closeConnection?.() },
@@ -39,6 +41,13 @@ function subscribe(handle: (input: unknown, context: OperationContext) => Promis
       throw toTrpcError(error);
     } finally {
       stop.abort();
+    }
+    // The feed ended and the client did not go: this instance is shutting down. A retryable error, so that tRPC's
+    // client reconnects (to another instance) with its last id; a plain end would tell it the stream is over.
+    if (signal?.aborted !== true) {
+      throw toTrpcError(
+        serviceUnavailable('this server is shutting down: reconnect to resume from your last event'),
+      );
     }
   };
 }

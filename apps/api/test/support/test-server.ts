@@ -72,6 +72,7 @@ export async function startTestServer(
     | 'idempotencyKeyTtlSeconds'
     | 'contract'
     | 'mcpDeprecatedTools'
+    | 'eventsKeepAliveMs'
   > & {
     /** The keys API_KEYS would list, in order; TEST_API_KEY and OTHER_API_KEY when absent. */
     apiKeys?: AppDeps['apiKeys'];

@@ -13,12 +13,13 @@ import {
 } from '../check.js';
 import type { Exchange } from '../http-client.js';
 
-/** The contract's operations as path patterns (relative to the base URL) and methods. */
-const ROUTES = restOperations.map((op) => ({
-  id: op.id as OperationId,
-  method: op.method,
-  pattern: pathPattern(op.path),
-}));
+/**
+ * The contract's operations as path patterns (relative to the base URL) and methods, a literal path before a
+ * templated one it also fits (`/pets/events` before `/pets/{petId}`), as OpenAPI matches them.
+ */
+const ROUTES = [...restOperations]
+  .sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')))
+  .map((op) => ({ id: op.id as OperationId, method: op.method, pattern: pathPattern(op.path) }));
 
 /** The operations whose success is a stream of events (`text/event-stream`), not a JSON body. */
 const STREAMING = new Set(restOperations.filter((op) => op.success.stream !== undefined).map((op) => op.id));

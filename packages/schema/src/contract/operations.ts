@@ -390,9 +390,18 @@ export const contract = {
       },
       410: {
         description:
-          'The events after the position asked for are no longer kept (older than the retention): list the animals ' +
-          'again (listPets), then follow from now.',
+          'The events after the position asked for are no longer kept (older than the retention), or the position ' +
+          'is past the last event (the service was reset): list the animals again (listPets), then follow from now.',
         codes: ['events_expired'],
+      },
+      429: {
+        description:
+          'Or this API key already has the most event streams an instance allows open (`EVENTS_MAX_PER_CALLER`).',
+        codes: ['rate_limited'],
+      },
+      503: {
+        description: 'Or this instance is shutting down: reconnect (to another one) with `Last-Event-ID`.',
+        codes: ['service_unavailable'],
       },
     },
     stability: 'beta',
