@@ -13,6 +13,7 @@ import compression from 'compression';
 import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
+import { EVENTS_DEFAULTS } from './config.js';
 import { appliedMigrationNames } from './db/applied-migrations.js';
 import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
@@ -128,15 +129,6 @@ function trpcOutputWriters(operations: Readonly<Record<string, OperationContract
   return writers;
 }
 
-/** The change feed's settings when the app makes its own (AppDeps.petFeed absent): config.ts's defaults. */
-const DEFAULT_FEED_OPTIONS = {
-  pollIntervalMs: 1_000,
-  retentionSeconds: 7 * 24 * 60 * 60,
-  pruneIntervalMs: 60_000,
-  maxPerCaller: 100,
-  stallMs: 30_000,
-};
-
 /** How long an EventSource waits before it reconnects to a stream that ended (its `retry:`). */
 const EVENT_STREAM_RETRY_MS = 1_000;
 
@@ -165,7 +157,7 @@ export function createOperationHandlers(
     streamPetEvents: createStreamPetEvents({
       follow: (options) => {
         feed ??= createPetFeed(deps.sql, silentWakeups(), {
-          ...DEFAULT_FEED_OPTIONS,
+          ...EVENTS_DEFAULTS,
           onError: (error) => logger.warn({ err: error }, 'the change feed could not read the outbox'),
         });
         return feed.follow(options);
@@ -276,7 +268,10 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError,
       publicBaseUrl: deps.publicBaseUrl,
       compressAnswer,
-      eventStream: { keepAliveMs: deps.eventsKeepAliveMs ?? 15_000, retryMs: EVENT_STREAM_RETRY_MS },
+      eventStream: {
+        keepAliveMs: deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs,
+        retryMs: EVENT_STREAM_RETRY_MS,
+      },
     }),
   );
   routes.use(

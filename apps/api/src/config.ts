@@ -82,6 +82,19 @@ const portNumber = () =>
     .min(0, 'must be a port number between 0 and 65535')
     .max(65535, 'must be a port number between 0 and 65535');
 
+/**
+ * The change feed's settings when the environment says nothing (EVENTS_*): also what the app and the test servers
+ * use when they make a feed of their own.
+ */
+export const EVENTS_DEFAULTS = {
+  pollIntervalMs: 1_000,
+  retentionSeconds: 7 * 24 * 60 * 60,
+  pruneIntervalMs: 60_000,
+  maxPerCaller: 100,
+  stallMs: 30_000,
+  keepAliveMs: 15_000,
+} as const;
+
 const EnvSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, portNumber().default(3000)),
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
@@ -196,7 +209,7 @@ const EnvSchema = z.object({
       .default('auto'),
   ),
   // The change feed (events/pet-feed.ts; docs/operations.md#the-change-feed).
-  EVENTS_POLL_MS: timerMilliseconds(1_000),
+  EVENTS_POLL_MS: timerMilliseconds(EVENTS_DEFAULTS.pollIntervalMs),
   EVENTS_RETENTION_SECONDS: z.preprocess(
     emptyAsUndefined,
     z.coerce
@@ -204,19 +217,19 @@ const EnvSchema = z.object({
       .int('must be a whole number of seconds')
       .min(1, 'must be at least 1 second')
       .max(365 * 24 * 60 * 60, 'must be at most 365 days (31536000 seconds)')
-      .default(7 * 24 * 60 * 60),
+      .default(EVENTS_DEFAULTS.retentionSeconds),
   ),
-  EVENTS_PRUNE_INTERVAL_MS: timerMilliseconds(60_000),
+  EVENTS_PRUNE_INTERVAL_MS: timerMilliseconds(EVENTS_DEFAULTS.pruneIntervalMs),
   EVENTS_MAX_PER_CALLER: z.preprocess(
     emptyAsUndefined,
     z.coerce
       .number({ error: 'must be a whole number of streams' })
       .int('must be a whole number of streams')
       .min(1, 'must be at least 1')
-      .default(100),
+      .default(EVENTS_DEFAULTS.maxPerCaller),
   ),
-  EVENTS_STALL_MS: timerMilliseconds(30_000),
-  EVENTS_KEEPALIVE_MS: timerMilliseconds(15_000),
+  EVENTS_STALL_MS: timerMilliseconds(EVENTS_DEFAULTS.stallMs),
+  EVENTS_KEEPALIVE_MS: timerMilliseconds(EVENTS_DEFAULTS.keepAliveMs),
   EVENTS_LISTEN_URL: z.preprocess(
     emptyAsUndefined,
     z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),

@@ -191,6 +191,18 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     expectError(await call(server.baseUrl, '/pets/events?since=9223372036854775807'), 410, 'events_expired');
   });
 
+  it('gives back the stream slot of a HEAD, a 304 and a 412 (each ends at once)', async () => {
+    // One more than a caller may hold open (EVENTS_MAX_PER_CALLER, 100): a slot kept by any of them would leave
+    // the stream after them refused with 429.
+    for (let index = 0; index < 34; index++) {
+      await call(server.baseUrl, '/pets/events', { method: 'HEAD' });
+      await call(server.baseUrl, '/pets/events', { headers: { 'if-none-match': '*' } });
+      await call(server.baseUrl, '/pets/events', { headers: { 'if-match': '"no-such-tag"' } });
+    }
+    const stream = await follow('/pets/events');
+    expect(stream.status).toBe(200);
+  });
+
   it('answers HEAD with the headers of the stream and no body', async () => {
     const reply = await call(server.baseUrl, '/pets/events?since=0', { method: 'HEAD' });
     expect(reply.status).toBe(200);

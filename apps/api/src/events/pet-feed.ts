@@ -245,6 +245,37 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   pruneTimer.unref();
   void refresh();
 
+  const shuttingDown = () =>
+    serviceUnavailable('the server is shutting down: follow the events on another instance');
+
+  /** Gives back one of `subject`'s open follows. */
+  const releaseSlot = (subject: string) => {
+    const left = (openPerSubject.get(subject) ?? 1) - 1;
+    if (left === 0) openPerSubject.delete(subject);
+    else openPerSubject.set(subject, left);
+  };
+
+  /** The feed's head for a new follower after `after`, once `after` is known to be a position it can serve. */
+  async function startingPoint(after: bigint | undefined) {
+    // From now: the events committed so far are numbered first, so that "now" comes after them (a pet whose create
+    // answered before the stream opened is not delivered; only one whose transaction is older than a write still
+    // running at that moment may be, as it cannot be numbered before that write ends).
+    if (after === undefined) await sequence(true);
+    const current = await readHead(sql);
+    if (after !== undefined && after < current.prunedThrough) throw expired(after, current.prunedThrough);
+    // An id this database never gave (the feed only counts up): it was restored or reset under the client, whose
+    // position means nothing here. Waiting for the ids to climb past it would skip everything in between.
+    if (after !== undefined && after > current.head) {
+      throw operationError<'streamPetEvents'>(
+        'events_expired',
+        `no event ${after} exists here (the last is ${current.head}): the feed was reset; list the pets again, ` +
+          'then follow from now',
+      );
+    }
+    if (closed) throw shuttingDown();
+    return current;
+  }
+
   function open(start: bigint, { status, subject, signal, onStalled }: FollowOptions): Following {
     let position = start;
     let finished = false;
@@ -265,9 +296,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         finished = true;
         held = [];
         followers.delete(follower);
-        const left = (openPerSubject.get(subject) ?? 1) - 1;
-        if (left === 0) openPerSubject.delete(subject);
-        else openPerSubject.set(subject, left);
+        releaseSlot(subject);
         if (stallTimer !== undefined) clearTimeout(stallTimer);
         signal.removeEventListener('abort', follower.finish);
         const wake = follower.wake;
@@ -388,8 +417,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
   return {
     async follow(followOptions) {
-      if (closed)
-        throw serviceUnavailable('the server is shutting down: follow the events on another instance');
+      if (closed) throw shuttingDown();
       const { after, subject, signal } = followOptions;
       const open0 = openPerSubject.get(subject) ?? 0;
       if (open0 >= maxPerCaller) {
@@ -401,40 +429,10 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       }
       // Counted from now, so that follows checking at the same time cannot pass the limit together.
       openPerSubject.set(subject, open0 + 1);
-      const release = () => {
-        const left = (openPerSubject.get(subject) ?? 1) - 1;
-        if (left === 0) openPerSubject.delete(subject);
-        else openPerSubject.set(subject, left);
-      };
-      let current: Awaited<ReturnType<typeof readHead>>;
-      try {
-        // From now: the events committed so far are numbered first, so that "now" comes after them (a pet whose
-        // create answered before the stream opened is not delivered; only one whose transaction is older than a
-        // write still running at that moment may be, as it cannot be numbered before that write ends).
-        if (after === undefined) await sequence(true);
-        current = await readHead(sql);
-      } catch (error) {
-        release();
+      const current = await startingPoint(after).catch((error: unknown) => {
+        releaseSlot(subject);
         throw error;
-      }
-      if (after !== undefined && after < current.prunedThrough) {
-        release();
-        throw expired(after, current.prunedThrough);
-      }
-      // An id this database never gave (the feed only counts up): it was restored or reset under the client, whose
-      // position means nothing here. Waiting for the ids to climb past it would skip everything in between.
-      if (after !== undefined && after > current.head) {
-        release();
-        throw operationError<'streamPetEvents'>(
-          'events_expired',
-          `no event ${after} exists here (the last is ${current.head}): the feed was reset; list the pets again, ` +
-            'then follow from now',
-        );
-      }
-      if (closed) {
-        release();
-        throw serviceUnavailable('the server is shutting down: follow the events on another instance');
-      }
+      });
       adopt(current.head);
       // Committed events the hub has not read yet: read them now rather than at the next poll.
       if (head !== undefined && head < current.head) void refresh();

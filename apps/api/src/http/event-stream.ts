@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringifyJson } from '@petstore/schema';
 import { toAppError } from '../errors.js';
+import { errorBodyText } from './send.js';
 
 // A streaming operation's REST answer: Server-Sent Events (the WHATWG HTML standard, section 9.2), one event per
 // item the operation yields. Written straight on Node's response, with backpressure: the next event is asked of the
@@ -32,8 +33,8 @@ const eventText = (event: StreamedEvent) =>
   `id: ${event.id}\nevent: ${event.kind}\ndata: ${stringifyJson(event)}\n\n`;
 
 /**
- * Answers `req` with the events of `events`, until the client goes (`abort` is then called: the operation stops),
- * the operation ends (the response ends), or it fails: an AppError mid-stream (`events_expired`) is sent as an
+ * Answers `req` with the events of `events`, until the client goes (the response's close stops the operation: the
+ * caller listens for it, rest.ts), the operation ends (the response ends), or it fails: an AppError mid-stream (`events_expired`) is sent as an
  * `error` event carrying the Error body, then the stream ends; anything else is logged and the connection is cut.
  * A HEAD gets the headers only.
  */
@@ -41,7 +42,6 @@ export async function sendEventStream(
   req: IncomingMessage,
   res: ServerResponse,
   events: PositionedEvents,
-  abort: () => void,
   { keepAliveMs, retryMs, onInternalError }: EventStreamOptions,
 ): Promise<void> {
   res.statusCode = 200;
@@ -49,7 +49,6 @@ export async function sendEventStream(
   // Never held back by a proxy that buffers answers (nginx); like every answer, never cached (no-store).
   res.setHeader('X-Accel-Buffering', 'no');
   if (req.method === 'HEAD') {
-    abort();
     res.end();
     return;
   }
@@ -78,17 +77,15 @@ export async function sendEventStream(
   } catch (error) {
     const known = toAppError(error);
     if (known !== undefined && !closed()) {
-      res.end(
-        `event: error\ndata: {"code":"${known.code}","message":${JSON.stringify(known.message)},"status":${known.status}}\n\n`,
-      );
+      res.end(`event: error\ndata: ${errorBodyText(known)}\n\n`);
     } else {
       if (known === undefined) onInternalError(error, req);
       res.destroy();
     }
   } finally {
     clearInterval(keepAlive);
-    abort();
-    // Not awaited: an iterator waiting for its next event ends on the abort; its return() settles then.
+    // Not awaited: an iterator waiting for its next event ends when the response's close aborts the operation;
+    // its return() settles then.
     iterator.return?.()?.catch(() => {});
   }
 }

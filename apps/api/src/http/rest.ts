@@ -177,7 +177,7 @@ export interface RestDeps {
     | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
     | undefined;
   /** A streaming operation's keep-alive and reconnection delay (event-stream.ts). */
-  eventStream?: Pick<EventStreamOptions, 'keepAliveMs' | 'retryMs'> | undefined;
+  eventStream: Pick<EventStreamOptions, 'keepAliveMs' | 'retryMs'>;
 }
 
 /**
@@ -222,7 +222,7 @@ export function restHandler({
   onInternalError,
   publicBaseUrl,
   compressAnswer,
-  eventStream = { keepAliveMs: 15_000, retryMs: 1_000 },
+  eventStream,
 }: RestDeps): RequestHandler {
   const paths = compilePaths(Object.values(contract));
   const call = handlers as Readonly<
@@ -283,19 +283,9 @@ export function restHandler({
           caller,
           connection: { signal: stop.signal, close: () => res.destroy() },
         })) as PositionedEvents;
-        // A 304 or a 412 opens no stream: the operation stops at once.
-        let conditional: boolean;
-        try {
-          conditional = answeredConditionally(req, res, false);
-        } catch (error) {
-          stop.abort();
-          throw error;
-        }
-        if (conditional) {
-          stop.abort();
-          return;
-        }
-        return await sendEventStream(req, res, events, () => stop.abort(), {
+        // A 304 or a 412 opens no stream: its answer ends the response, whose close stops the operation.
+        if (answeredConditionally(req, res, false)) return;
+        return await sendEventStream(req, res, events, {
           ...eventStream,
           onInternalError,
         });

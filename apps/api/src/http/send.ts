@@ -20,12 +20,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   sendJsonText(res, status, stringifyJson(body));
 }
 
+/** An AppError as the interface's Error body, JSON text (an answer's body, or a stream's `error` event). */
+export const errorBodyText = (error: AppError): string =>
+  `{"code":"${error.code}","message":${JSON.stringify(error.message)},"status":${error.status}}`;
+
 /** Sends an AppError as the interface's Error body, with the headers it carries. */
 export function sendError(res: ServerResponse, error: AppError): void {
   for (const name in error.headers) res.setHeader(name, error.headers[name] as string);
-  sendJsonText(
-    res,
-    error.status,
-    `{"code":"${error.code}","message":${JSON.stringify(error.message)},"status":${error.status}}`,
-  );
+  sendJsonText(res, error.status, errorBodyText(error));
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AppDeps, createApp } from '../../src/app.js';
+import { EVENTS_DEFAULTS } from '../../src/config.js';
 import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
 import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
 import { createPetFeed, type FollowOptions, type PetFeed } from '../../src/events/pet-feed.js';
@@ -31,15 +32,6 @@ export class UndocumentedResponses extends Error {
     );
   }
 }
-
-/** The change feed's settings in test servers: config.ts's defaults. */
-const TEST_FEED_OPTIONS = {
-  pollIntervalMs: 1_000,
-  retentionSeconds: 7 * 24 * 60 * 60,
-  pruneIntervalMs: 60_000,
-  maxPerCaller: 100,
-  stallMs: 30_000,
-};
 
 /** The databases every HTTP test runs against. */
 export const DATABASE_KINDS: DatabaseKind[] = ['postgresql', 'pglite'];
@@ -117,7 +109,7 @@ export async function startTestServer(
   const petFeed = {
     follow: async (options: FollowOptions) => {
       feed ??= createPetFeed(database.sql, await database.petEventWakeups(), {
-        ...TEST_FEED_OPTIONS,
+        ...EVENTS_DEFAULTS,
         onError: () => {},
       });
       return feed.follow(options);
