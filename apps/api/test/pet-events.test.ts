@@ -2,6 +2,7 @@
 // subscription, over the real app on a real port, on both databases. The engine's own rules (commit order, polling,
 // retention, the stall rule) are tested in src/events/pet-feed.test.ts; here: what a subscriber sees on the wire.
 import { type Pet, PetEventSchema, PetSchema, parseJson } from '@petstore/schema';
+import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError } from './support/http.js';
@@ -189,6 +190,69 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
 
   it('refuses a position past the last event (a feed reset under the client) with 410', async () => {
     expectError(await call(server.baseUrl, '/pets/events?since=9223372036854775807'), 410, 'events_expired');
+  });
+
+  it('gives a position the same verdict as since, as Last-Event-ID and as tRPC lastEventId (generated spellings)', async () => {
+    // Every position up to `head` has an event after it (the one created here), so a stream from it answers at once;
+    // past `head + 1` there is no event: 410.
+    const head = await position();
+    await create('after the head');
+    /** 400 (not a position), 410 (past the last event) or 200 (a stream opens): the verdict of one request. */
+    const verdict = async (path: string, headers: Record<string, string> = AUTH) => {
+      const stream = await follow(path, headers);
+      stream.close();
+      return stream.status;
+    };
+    /** tRPC answers a refused subscription inside its stream: the first event says which. */
+    const trpcVerdict = async (lastEventId: string) => {
+      const stream = await trpcFollow({ lastEventId });
+      try {
+        for (;;) {
+          const [first] = await stream.take(1);
+          if (first?.event === 'connected' || first?.event === 'ping') continue;
+          if (first?.event !== 'serialized-error') return 200;
+          const error = superjson.deserialize<{ data: { error: { status: number } } }>(
+            JSON.parse(first.data),
+          );
+          return error.data.error.status;
+        }
+      } finally {
+        stream.close();
+      }
+    };
+    const spelling = fc.oneof(
+      fc.bigInt({ min: 0n, max: head }).map(String),
+      fc.bigInt({ min: head + 2n, max: head + 100n }).map(String),
+      fc.bigInt({ min: 0n, max: head }).map((value) => `${value}.0`),
+      fc.bigInt({ min: 1n, max: head }).map((value) => `${value}e0`),
+      fc.bigInt({ min: 0n, max: head }).map((value) => `0${value}`),
+      fc.constantFrom(
+        '-1',
+        '1.5',
+        'abc',
+        '',
+        ' 1',
+        '1 ',
+        '\u00851',
+        '9223372036854775808',
+        '0x10',
+        '+1',
+        '-0',
+      ),
+      fc.string({ maxLength: 6 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(spelling, async (text) => {
+        // Header values cannot carry control characters or surrounding spaces: what a client can send.
+        const sendable = /^[\x21-\x7e]*$/.test(text);
+        const bySince = await verdict(`/pets/events?since=${encodeURIComponent(text)}`);
+        expect(await trpcVerdict(text), text).toBe(bySince);
+        if (sendable && text !== '') {
+          expect(await verdict('/pets/events', { ...AUTH, 'last-event-id': text }), text).toBe(bySince);
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('gives back the stream slot of a HEAD, a 304 and a 412 (each ends at once)', async () => {

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { EventPositionSchema } from './events.js';
+import { EventPositionSchema, EventPositionTextSchema } from './events.js';
 import { PositiveInt64Schema } from './int64.js';
 import { integerOfText } from './json.js';
 import { PetStatusSchema } from './pet.js';
@@ -137,5 +137,6 @@ export const PetEventsQuerySchema = z.strictObject({
 /** The change feed's query as it arrives in a URL: each parameter at most once, `since` by the integer rule. */
 export const PetEventsSearchParamsSchema = z.strictObject({
   status: queryParameter(z.optional(PetStatusSchema)),
-  since: queryParameter(z.optional(EventPositionSchema), integerFromText),
+  // The one decoder of an event position's text, as for Last-Event-ID and tRPC's lastEventId.
+  since: queryParameter(z.optional(EventPositionTextSchema)),
 });
