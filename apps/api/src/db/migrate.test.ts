@@ -17,6 +17,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/support/test-database.js';
+import { sequenceEvents } from '../events/pet-events.store.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { idempotencyKeyHash } from '../idempotency/idempotency.js';
 import {
@@ -28,6 +29,7 @@ import { pgMigrationAdapter } from './migration-adapters.js';
 import { diffMigrationsToSchema } from './migration-diff.js';
 import { findPrismaPath } from './migration-files.js';
 import { pgliteMigrationAdapter } from './pglite-migration-adapter.js';
+import { createAdapterSql } from './sql.js';
 
 const migrationsDir = findPrismaPath('migrations');
 const committed = readdirSync(migrationsDir, { withFileTypes: true })
@@ -272,6 +274,53 @@ describe('the migration that moved idempotency keys onto pets', () => {
         [3, null, null],
       ]);
       expect((await pglite.query(`SELECT to_regclass('idempotency_keys') AS t`)).rows).toEqual([{ t: null }]);
+    } finally {
+      await pglite.close();
+    }
+  });
+});
+
+describe('the migration that numbers the change feed from pets (pet_events_from_pets)', () => {
+  const moving = committed.find((name) => name.endsWith('_pet_events_from_pets'));
+  it('numbers the events the trigger wrote, in its order, drops the trigger and numbers later pets once', async () => {
+    if (moving === undefined) throw new Error('no *_pet_events_from_pets migration');
+    const before = migrationsCopy();
+    copies.push(before);
+    for (const name of committed.filter((name) => name >= moving))
+      rmSync(join(before, name), { recursive: true });
+    const pglite = new PGlite();
+    try {
+      await applyPendingMigrations(pgliteMigrationAdapter(pglite), { migrationsDir: before });
+      // Three pets by the trigger of that time: the first event numbered (7, past a horizon of 5), two not yet.
+      await pglite.exec(`
+        UPDATE pet_event_horizon SET pruned_through = 5;
+        INSERT INTO pets (name, category_id) VALUES ('One', 1);
+        UPDATE pet_events SET id = 7;
+        INSERT INTO pets (name, category_id) VALUES ('Two', 2);
+        INSERT INTO pets (name, category_id) VALUES ('Three', 3);`);
+      expect(await applyPendingMigrations(pgliteMigrationAdapter(pglite))).toEqual({
+        applied: committed.filter((name) => name >= moving),
+      });
+      const events = async () =>
+        (await pglite.query<{ id: number; name: string }>('SELECT id::int, name FROM pet_events ORDER BY id'))
+          .rows;
+      expect(await events()).toEqual([
+        { id: 7, name: 'One' },
+        { id: 8, name: 'Two' },
+        { id: 9, name: 'Three' },
+      ]);
+      // No trigger any more: a pet inserted now has no event until the sequencer writes it, once.
+      await pglite.exec(`INSERT INTO pets (name, category_id) VALUES ('Four', 4)`);
+      expect(await events()).toHaveLength(3);
+      const sql = createAdapterSql(await new PrismaPGlite(pglite).connect());
+      expect(await sequenceEvents(sql, 1000)).toBe(1);
+      expect(await sequenceEvents(sql, 1000)).toBe(0);
+      expect(await events()).toEqual([
+        { id: 7, name: 'One' },
+        { id: 8, name: 'Two' },
+        { id: 9, name: 'Three' },
+        { id: 10, name: 'Four' },
+      ]);
     } finally {
       await pglite.close();
     }

@@ -2,8 +2,8 @@ import type { Pet } from '@petstore/schema';
 import { type PetEventHorizonRecord, type PetEventRow, type Sql, statement } from '../db/sql.js';
 import { toPet } from '../pets/pets.service.js';
 
-// The change feed's statements on the outbox (`pet_events`, written by the trigger on `pets`; the migration
-// pet_events says why its ids are in commit order) and its horizon (`pet_event_horizon`, one row). Rows are read by
+// The change feed's statements on the outbox (`pet_events`, written from `pets` by the sequencer below, which says
+// why its ids are in commit order) and its horizon (`pet_event_horizon`, one row). Rows are read by
 // column name (db/sql.ts); each is one statement, so what it reads comes from one snapshot.
 
 /** One event of the feed: its id (the feed's order), its kind and the pet as it was stored. */
@@ -46,35 +46,46 @@ const PRUNE = statement<{ pruned: number }>(
    SELECT (SELECT count(*) FROM pruned)::int AS pruned`,
 );
 
-// The sequencer: gives event ids to the events whose transactions are over, in the order of their transaction ids,
-// after the largest id given so far. `txid < xmin of the current snapshot` says the transaction that wrote the event
-// is over (committed, since its row is visible), and so is every older one; a transaction still running, or one
-// that starts later, has a transaction id of at least that xmin, so its events get larger ids in a later round. A
-// reader therefore never sees an id appear below one it has read, and creates never wait on each other (the
-// migration pet_events says what the trigger avoids).
+// The sequencer: writes the events of the pets whose transactions are over, in the order of their transaction ids
+// (each pet's `txid`, its column's default, then its id), with ids after the largest given so far. `txid < xmin of
+// the current snapshot` says the transaction that inserted the pet is over (committed, since its row is visible),
+// and so is every older one; a transaction still running, or one that starts later, has a transaction id of at least
+// that xmin, so its pets get larger ids in a later round. A reader therefore never sees an id appear below one it
+// has read, and creating a pet writes nothing for the feed (the migration pet_events_from_pets says what that
+// saves). The horizon row keeps the last pet numbered, (txid, id): a round starts after it, on the index pets_txid_id_idx.
 //
 // One round at a time: the transaction-scoped advisory lock (two int4 keys, 1885697119 is 'pet_' in ASCII, 1: events;
 // a key space apart from the bigint keys of createPet's idempotency locks) is tried once for the statement (an
-// InitPlan); a round that does not get it gives no ids (another instance is giving them). The lock is taken after
-// the statement's snapshot, so a round that started just before another committed could count from a stale largest
-// id: the unique index on id refuses that (23505) and the round is simply run again (SEQUENCE_CONFLICTS). A round
-// that gave ids notifies the other instances (delivered at its commit), which read them at once.
+// InitPlan); a round that does not get it writes nothing (another instance is writing). The lock is taken after
+// the statement's snapshot, so a round that started just before another committed would start from a stale horizon
+// and largest id: its first id is one the other round wrote, which the primary key refuses (23505), and the round is
+// simply run again (SEQUENCE_CONFLICTS). A round that wrote events notifies the other instances (delivered at its
+// commit), which read them at once.
 /** A sequencing round, its lock (an InitPlan, run once) tried or waited for. */
 const sequence = (lock: string) =>
   statement<{ sequenced: number }>(
-    `WITH ready AS (
-     SELECT entry, row_number() OVER (ORDER BY txid, entry) AS n FROM pet_events
-     WHERE id IS NULL AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-       AND ${lock}
-     ORDER BY txid, entry LIMIT $1
+    `WITH horizon AS (
+     SELECT sequenced_txid, sequenced_pet_id, pruned_through FROM pet_event_horizon WHERE ${lock}
+   ), ready AS (
+     SELECT p.id, p.txid, p.name, p.category_id, p.status, row_number() OVER (ORDER BY p.txid, p.id) AS n
+     FROM pets p
+     WHERE (p.txid, p.id) > ((SELECT sequenced_txid FROM horizon), (SELECT sequenced_pet_id FROM horizon))
+       AND p.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+     ORDER BY p.txid, p.id LIMIT $1
    ), top AS (
-     SELECT greatest((SELECT max(id) FROM pet_events), (SELECT pruned_through FROM pet_event_horizon)) AS id
-   ), assigned AS (
-     UPDATE pet_events e SET id = top.id + ready.n FROM ready, top
-     WHERE e.entry = ready.entry AND e.id IS NULL RETURNING e.id
+     SELECT greatest((SELECT max(id) FROM pet_events), (SELECT pruned_through FROM horizon)) AS id
+   ), written AS (
+     INSERT INTO pet_events (id, kind, pet_id, name, category_id, status)
+     SELECT top.id + ready.n, 'pet.created', ready.id, ready.name, ready.category_id, ready.status FROM ready, top
+     RETURNING id
+   ), moved AS (
+     UPDATE pet_event_horizon SET sequenced_txid = last.txid, sequenced_pet_id = last.id
+     FROM (SELECT txid, id FROM ready ORDER BY n DESC LIMIT 1) last
+     RETURNING 1
    )
-   SELECT (SELECT count(*) FROM assigned)::int AS sequenced,
-     (SELECT count(*) FROM (SELECT pg_notify('pet_events', max(id)::text) FROM assigned HAVING count(*) > 0) n)
+   SELECT (SELECT count(*) FROM written)::int AS sequenced,
+     (SELECT count(*) FROM moved) AS moved,
+     (SELECT count(*) FROM (SELECT pg_notify('pet_events', max(id)::text) FROM written HAVING count(*) > 0) n)
        AS notified`,
   );
 const SEQUENCE = sequence('(SELECT pg_try_advisory_xact_lock(1885697119, 1))');
@@ -86,8 +97,8 @@ const SEQUENCE_WAITING = sequence('(SELECT true FROM pg_advisory_xact_lock(18856
 export const SEQUENCE_CONFLICTS = new Set(['23505', '40P01']);
 
 /**
- * Gives ids to the events whose transactions are over, at most `limit` (the other instances are notified when it
- * gave any); how many it gave. `wait`: for the round another one is running, rather than give none.
+ * Writes the events of the pets whose transactions are over, at most `limit` (the other instances are notified when it
+ * gave any); how many it wrote. `wait`: for the round another one is running, rather than write none.
  */
 export async function sequenceEvents(sql: Sql, limit: number, wait = false): Promise<number> {
   const [row] = await sql.rows(wait ? SEQUENCE_WAITING : SEQUENCE, [{ value: limit, type: 'int' }]);

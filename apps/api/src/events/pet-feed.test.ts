@@ -1,5 +1,5 @@
-// The change feed's engine (pet-feed.ts) on real PostgreSQL and on in-memory PGlite: the outbox written by the trigger
-// on `pets`, wake-ups by LISTEN (db/wakeups.ts) or by polling alone, the ring and the catch-up from the database,
+// The change feed's engine (pet-feed.ts) on real PostgreSQL and on in-memory PGlite: the outbox written from `pets`
+// by the sequencer, wake-ups by LISTEN (db/wakeups.ts) or by polling alone, the ring and the catch-up from the database,
 // resume, filter, expiry, the per-caller cap, the stall rule, abort and close. No test waits for a time: each waits
 // for what it expects (an event, a callback), bounded by the test's timeout (tooling/vitest.shared.ts).
 import type { Pet, PetStatus } from '@petstore/schema';
@@ -408,13 +408,13 @@ describe('event ids in one order for every reader (the sequencer), on PostgreSQL
         await first.query('BEGIN');
         const firstId = (await first.query<{ id: string }>(insert, ['first'])).rows[0]?.id;
         const secondId = (await second.query<{ id: string }>(insert, ['second'])).rows[0]?.id;
-        // The second's event is committed, but no round gives it an id while an older transaction is open: had it
-        // one, a follower could read it and then miss the first's, whose id would have to be smaller.
+        // The second pet is committed, but no round writes its event while an older transaction is open: had it an
+        // id, a follower could read it and then miss the first's, whose id would have to be smaller.
         expect(await sequenceEvents(database.sql, 1000)).toBe(0);
-        const { rows } = await second.query<{ given: string }>(
-          'SELECT count(id)::text AS given, count(*)::text AS written FROM pet_events',
+        const { rows } = await second.query<{ events: string; pets: string }>(
+          'SELECT (SELECT count(*) FROM pet_events)::text AS events, (SELECT count(*) FROM pets)::text AS pets',
         );
-        expect(rows[0]).toEqual({ given: '0', written: '1' });
+        expect(rows[0]).toEqual({ events: '0', pets: '1' });
         await first.query('COMMIT');
         expect((await follower.next()).value?.pet.id).toBe(BigInt(firstId as string));
         expect((await follower.next()).value?.pet.id).toBe(BigInt(secondId as string));

@@ -182,6 +182,14 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
   async function readNew() {
     await sequence();
+    if (followers.size === 0) {
+      // Nobody follows here: the round above wrote the events (and told the other instances); nothing is read. The
+      // next follow() starts the hub again at the head it reads.
+      head = undefined;
+      ringStart = undefined;
+      ring.length = 0;
+      return;
+    }
     if (head === undefined) adopt((await readHead(sql)).head);
     for (;;) {
       if (closed) return;
@@ -238,7 +246,10 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       });
   }
 
-  const unsubscribe = wakeups.subscribe(() => void refresh());
+  // Another instance (or this one) wrote events: only followers here need to read them.
+  const unsubscribe = wakeups.subscribe(() => {
+    if (followers.size > 0) void refresh();
+  });
   const pollTimer = setInterval(() => void refresh(), pollIntervalMs);
   const pruneTimer = setInterval(prune, pruneIntervalMs);
   pollTimer.unref();

@@ -343,8 +343,8 @@ export async function readOutbox(
 }
 
 /**
- * Waits until every event row of a finished transaction has its id: the trigger writes events without one, and a
- * hub's sequencer numbers them in commit order when it next reads (woken, or at its poll). False on timeout.
+ * Waits until every pet of a finished transaction has its event: creating a pet writes none, and a hub's sequencer
+ * writes them in commit order when it next reads (woken, or at its poll). False on timeout.
  */
 export async function waitUntilSequenced(databaseUrl: string, timeoutMs: number): Promise<boolean> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -353,7 +353,9 @@ export async function waitUntilSequenced(databaseUrl: string, timeoutMs: number)
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const { rows } = await client.query<{ n: number }>(
-        'select count(*)::int as n from pet_events where id is null',
+        `select count(*)::int as n from pets p, pet_event_horizon h
+         where (p.txid, p.id) > (h.sequenced_txid, h.sequenced_pet_id)
+           and p.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
       );
       if ((rows[0]?.n ?? 0) === 0) return true;
       if (Date.now() > deadline) return false;
