@@ -136,6 +136,31 @@ describe('parseConfig', () => {
     );
   });
 
+  // Every whole-number variable reads its text by the one rule for integers in text (integerOfText, as a JSON
+  // number on the wire): what that rule refuses is refused here, never read as JavaScript's Number() would.
+  it.each([
+    ['PORT', '0x10'],
+    ['PORT', ' 8080'],
+    ['PORT', '8080 '],
+    ['PORT', '+8080'],
+    ['HTTP_MAX_CONNECTIONS', '1_000'],
+    ['HTTP_MAX_CONNECTIONS', 'Infinity'],
+    ['RATE_LIMIT_PER_MINUTE', '0b11'],
+    ['EVENTS_POLL_MS', '1e-400'],
+    ['IDEMPOTENCY_KEY_TTL_SECONDS', '\u0085600'],
+  ])('refuses %s=%j: not an integer by the one rule for integers in text', (name, value) => {
+    expect(() => parseConfig({ [name]: JSON.parse(`"${value}"`) })).toThrow(new RegExp(`${name}: must be`));
+  });
+
+  it.each([
+    ['PORT', '8080', 8080],
+    ['PORT', '8.08e3', 8080],
+    ['HTTP_MAX_CONNECTIONS', '1000.0', 1000],
+  ])('reads %s=%s as %d, the integer it spells', (name, value, expected) => {
+    const config = parseConfig({ [name]: value });
+    expect(name === 'PORT' ? config.port : config.serverLimits.maxConnections).toBe(expected);
+  });
+
   it('refuses a DATABASE_STATEMENTS other than auto, named or unnamed', () => {
     expect(parseConfig({ DATABASE_STATEMENTS: 'named' }).databaseStatements).toBe('named');
     expect(() => parseConfig({ DATABASE_STATEMENTS: 'prepared' })).toThrow(

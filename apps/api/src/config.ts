@@ -1,4 +1,5 @@
 import { API_BASE_PATH, checkApiBaseUrl } from '@petstore/schema';
+import { integerOfText } from '@petstore/schema/internal';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
@@ -8,8 +9,6 @@ import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 // The only module that reads the environment. Everything else receives a Config, so tests pass their own.
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
 /** A comma-separated list, each entry trimmed, empty entries dropped, then checked by `item`. */
 const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
@@ -35,52 +34,62 @@ const PUBLIC_URL_PROBLEMS = {
  * (`checkApiBaseUrl`: http(s), ending in `/v1`, no query or fragment, trailing slashes dropped), the same one
  * the clients apply to their presets.
  */
-const PublicUrlSchema = z.preprocess(
-  emptyAsUndefined,
-  z
+const PublicUrlSchema = z
+  .string()
+  .transform((url, ctx) => {
+    const checked = checkApiBaseUrl(url);
+    if (checked.ok) return checked.url;
+    ctx.addIssue({ code: 'custom', message: PUBLIC_URL_PROBLEMS[checked.problem] });
+    return z.NEVER;
+  })
+  .optional();
+
+/**
+ * A whole number of `unit` from its text, by the one rule for integers in text (@petstore/schema's integerOfText,
+ * as on the wire: `30000` and `3e4` are 30000; `0x10`, ` 5` and `1.5` are refused), within [min, max].
+ */
+const whole = (
+  unit: string,
+  { min, max, tooSmall, tooLarge }: { min: number; max?: number; tooSmall?: string; tooLarge?: string },
+) => {
+  const spelled = `must be a whole number of ${unit}`;
+  return z
     .string()
-    .transform((url, ctx) => {
-      const checked = checkApiBaseUrl(url);
-      if (checked.ok) return checked.url;
-      ctx.addIssue({ code: 'custom', message: PUBLIC_URL_PROBLEMS[checked.problem] });
-      return z.NEVER;
-    })
-    .optional(),
-);
+    .transform((text) => integerOfText(text) ?? Number.NaN)
+    .pipe(
+      z
+        .number({ error: spelled })
+        .int(spelled)
+        .min(min, tooSmall ?? `must be at least ${min} ${unit}`)
+        .max(max ?? Number.MAX_SAFE_INTEGER, tooLarge ?? `must be at most ${max} ${unit}`),
+    );
+};
 
 /** A duration in milliseconds, at least 1 (0 would switch Node's protection off). */
 const milliseconds = (fallback: number) =>
-  z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of milliseconds' })
-      .int('must be a whole number of milliseconds')
-      .min(1, 'must be at least 1 millisecond')
-      .default(fallback),
-  );
+  whole('milliseconds', { min: 1, tooSmall: 'must be at least 1 millisecond' }).default(fallback);
 
 /** Node's longest timer (about 24.8 days): a longer delay would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /** A timer's period in milliseconds: at least 1, at most what a Node timer can wait. */
 const timerMilliseconds = (fallback: number) =>
-  z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of milliseconds' })
-      .int('must be a whole number of milliseconds')
-      .min(1, 'must be at least 1 millisecond')
-      .max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} milliseconds`)
-      .default(fallback),
+  whole('milliseconds', { min: 1, max: MAX_TIMER_MS, tooSmall: 'must be at least 1 millisecond' }).default(
+    fallback,
   );
 
 /** A TCP port, 0 (any free one) to 65535, from its text. */
 const portNumber = () =>
-  z.coerce
-    .number({ error: 'must be a port number' })
-    .int('must be a port number')
-    .min(0, 'must be a port number between 0 and 65535')
-    .max(65535, 'must be a port number between 0 and 65535');
+  z
+    .string()
+    .transform((text) => integerOfText(text) ?? Number.NaN)
+    .pipe(
+      z
+        .number({ error: 'must be a port number' })
+        .int('must be a port number')
+        .min(0, 'must be a port number between 0 and 65535')
+        .max(65535, 'must be a port number between 0 and 65535'),
+    );
 
 /**
  * The change feed's settings when the environment says nothing (EVENTS_*): also what the app and the test servers
@@ -95,161 +104,102 @@ export const EVENTS_DEFAULTS = {
   keepAliveMs: 15_000,
 } as const;
 
+const postgresUrl = (error: string) => z.url({ protocol: /^postgres(ql)?$/, error });
+const trueOrFalse = z.enum(['true', 'false'], { error: 'must be true or false' });
+
+// Every variable as its text; an empty one is as good as unset (parseConfig drops it before this reads it).
 const EnvSchema = z.object({
-  PORT: z.preprocess(emptyAsUndefined, portNumber().default(3000)),
-  HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
-  DATABASE_URL: z.preprocess(
-    emptyAsUndefined,
-    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
-  ),
-  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
-  API_KEYS: z.preprocess(
-    emptyAsUndefined,
-    commaList(z.string().regex(API_KEY_PATTERN, `each key must be ${API_KEY_RULE}`))
-      .refine((keys) => keys.length > 0, 'must list at least one key')
-      .optional(),
-  ),
-  APP_ENV: z.preprocess(
-    emptyAsUndefined,
-    z
-      .enum(['production', 'staging'], {
-        error: 'must be production or staging (or unset for local development)',
-      })
-      .optional(),
-  ),
-  LOG_LEVEL: z.preprocess(
-    emptyAsUndefined,
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-  ),
-  CORS_ORIGINS: z.preprocess(
-    emptyAsUndefined,
-    commaList(
-      z.union(
-        [z.literal('*'), z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url)],
-        {
-          error:
-            'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
-        },
-      ),
-    ).optional(),
-  ),
-  RATE_LIMIT_PER_MINUTE: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of requests per minute' })
-      .int('must be a whole number of requests per minute')
-      .min(1, 'must be at least 1 (unset it to turn rate limiting off)')
-      .optional(),
-  ),
+  PORT: portNumber().default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
+  DATA_DIR: z.string().default('./.data'),
+  API_KEYS: commaList(z.string().regex(API_KEY_PATTERN, `each key must be ${API_KEY_RULE}`))
+    .refine((keys) => keys.length > 0, 'must list at least one key')
+    .optional(),
+  APP_ENV: z
+    .enum(['production', 'staging'], {
+      error: 'must be production or staging (or unset for local development)',
+    })
+    .optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  CORS_ORIGINS: commaList(
+    z.union([z.literal('*'), z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url)], {
+      error: 'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
+    }),
+  ).optional(),
+  RATE_LIMIT_PER_MINUTE: whole('requests per minute', {
+    min: 1,
+    tooSmall: 'must be at least 1 (unset it to turn rate limiting off)',
+  }).optional(),
   // Deprecated operations (getPet) as MCP tools too: hidden from agents unless asked for.
-  MCP_DEPRECATED_TOOLS: z.preprocess(
-    emptyAsUndefined,
-    z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
-  ),
+  MCP_DEPRECATED_TOOLS: trueOrFalse.default('false'),
   // How long createPet's idempotency keys are remembered (the IETF draft suggests at least 24 hours).
-  IDEMPOTENCY_KEY_TTL_SECONDS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of seconds' })
-      .int('must be a whole number of seconds')
-      .min(1, 'must be at least 1 second')
-      .max(30 * 24 * 60 * 60, 'must be at most 30 days (2592000 seconds)')
-      .default(24 * 60 * 60),
-  ),
+  IDEMPOTENCY_KEY_TTL_SECONDS: whole('seconds', {
+    min: 1,
+    max: 30 * 24 * 60 * 60,
+    tooSmall: 'must be at least 1 second',
+    tooLarge: 'must be at most 30 days (2592000 seconds)',
+  }).default(24 * 60 * 60),
   // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
   HTTP_REQUEST_TIMEOUT_MS: milliseconds(30_000),
   HTTP_HEADERS_TIMEOUT_MS: milliseconds(10_000),
   // Above the idle timeout of common load balancers (AWS ALB 60 s, nginx 60 s), so that the balancer, not
   // this server, closes an idle connection: otherwise it may send a request on a socket we are closing.
   HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(65_000),
-  HTTP_MAX_CONNECTIONS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of connections' })
-      .int('must be a whole number of connections')
-      .min(1, 'must be at least 1')
-      .default(1_000),
-  ),
+  HTTP_MAX_CONNECTIONS: whole('connections', { min: 1, tooSmall: 'must be at least 1' }).default(1_000),
   // Same names as @petstore/client's environment presets, so one deployment setting serves both.
   PETSTORE_PRODUCTION_URL: PublicUrlSchema,
   PETSTORE_STAGING_URL: PublicUrlSchema,
   // Operating at scale (docs/operations.md#production-topology): metrics, traces, draining before exit.
-  METRICS_PORT: z.preprocess(emptyAsUndefined, portNumber().optional()),
-  METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
-  SHUTDOWN_DRAIN_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of milliseconds' })
-      .int('must be a whole number of milliseconds')
-      .min(0, 'must be 0 or more milliseconds')
-      .max(300_000, 'must be at most 300000 milliseconds (5 minutes)')
-      .optional(),
-  ),
+  METRICS_PORT: portNumber().optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  SHUTDOWN_DRAIN_MS: whole('milliseconds', {
+    min: 0,
+    max: 300_000,
+    tooSmall: 'must be 0 or more milliseconds',
+    tooLarge: 'must be at most 300000 milliseconds (5 minutes)',
+  }).optional(),
   // The api's PostgreSQL connections (db/database-limits.ts; docs/operations.md#database-restarts-and-failovers).
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.statementTimeoutMs),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs),
   DATABASE_ACQUIRE_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
   // Streaming replicas for the reads, with read-your-writes (db/read-replicas.ts; docs/operations.md).
-  DATABASE_READ_URL: z.preprocess(
-    emptyAsUndefined,
-    commaList(
-      z.url({ protocol: /^postgres(ql)?$/, error: 'each entry must be a postgres:// or postgresql:// URL' }),
-    ).optional(),
-  ),
+  DATABASE_READ_URL: commaList(
+    postgresUrl('each entry must be a postgres:// or postgresql:// URL'),
+  ).optional(),
   DATABASE_READ_MAX_LAG_MS: milliseconds(1_000),
   // Named prepared statements or unnamed ones (db/sql.ts; docs/operations.md#connection-poolers).
-  DATABASE_STATEMENTS: z.preprocess(
-    emptyAsUndefined,
-    z
-      .enum(['auto', 'named', 'unnamed'] satisfies StatementMode[], {
-        error:
-          'must be auto (named, unless a transaction-mode pooler is found), named or unnamed (for a ' +
-          'transaction-mode pooler such as PgBouncer before 1.21)',
-      })
-      .default('auto'),
-  ),
+  DATABASE_STATEMENTS: z
+    .enum(['auto', 'named', 'unnamed'] satisfies StatementMode[], {
+      error:
+        'must be auto (named, unless a transaction-mode pooler is found), named or unnamed (for a ' +
+        'transaction-mode pooler such as PgBouncer before 1.21)',
+    })
+    .default('auto'),
   // The change feed (events/pet-feed.ts; docs/operations.md#the-change-feed).
   EVENTS_POLL_MS: timerMilliseconds(EVENTS_DEFAULTS.pollIntervalMs),
-  EVENTS_RETENTION_SECONDS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of seconds' })
-      .int('must be a whole number of seconds')
-      .min(1, 'must be at least 1 second')
-      .max(365 * 24 * 60 * 60, 'must be at most 365 days (31536000 seconds)')
-      .default(EVENTS_DEFAULTS.retentionSeconds),
-  ),
+  EVENTS_RETENTION_SECONDS: whole('seconds', {
+    min: 1,
+    max: 365 * 24 * 60 * 60,
+    tooSmall: 'must be at least 1 second',
+    tooLarge: 'must be at most 365 days (31536000 seconds)',
+  }).default(EVENTS_DEFAULTS.retentionSeconds),
   EVENTS_PRUNE_INTERVAL_MS: timerMilliseconds(EVENTS_DEFAULTS.pruneIntervalMs),
-  EVENTS_MAX_PER_CALLER: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of streams' })
-      .int('must be a whole number of streams')
-      .min(1, 'must be at least 1')
-      .default(EVENTS_DEFAULTS.maxPerCaller),
+  EVENTS_MAX_PER_CALLER: whole('streams', { min: 1, tooSmall: 'must be at least 1' }).default(
+    EVENTS_DEFAULTS.maxPerCaller,
   ),
   EVENTS_STALL_MS: timerMilliseconds(EVENTS_DEFAULTS.stallMs),
   EVENTS_KEEPALIVE_MS: timerMilliseconds(EVENTS_DEFAULTS.keepAliveMs),
-  EVENTS_LISTEN_URL: z.preprocess(
-    emptyAsUndefined,
-    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
-  ),
+  EVENTS_LISTEN_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
-    emptyAsUndefined,
-    z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318' }).optional(),
-  ),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(
-    emptyAsUndefined,
-    z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318/v1/traces' })
-      .optional(),
-  ),
-  OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().min(1).default('petstore-api')),
-  OTEL_SDK_DISABLED: z.preprocess(
-    emptyAsUndefined,
-    z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
-  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318/v1/traces' })
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('petstore-api'),
+  OTEL_SDK_DISABLED: trueOrFalse.optional(),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -333,7 +283,9 @@ export { ConfigError };
 
 /** Reads and validates the configuration; a bad value throws a ConfigError naming the variable. */
 export function parseConfig(source: Record<string, string | undefined>): Config {
-  const result = EnvSchema.safeParse(source);
+  const result = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== '')),
+  );
   if (!result.success) {
     // Name the variable only (`API_KEYS`, not `API_KEYS.1`): the message must never echo a key.
     const problems = [
