@@ -191,11 +191,6 @@ export function classifyDatabaseError(error: unknown): DatabaseUnavailable | und
   return undefined;
 }
 
-/** True when `error` says the database cannot serve this now (a 503 for the client), as opposed to a bug (a 500). */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  return classifyDatabaseError(error) !== undefined;
-}
-
 /** The message of the 503 a client gets: what happened, and what a retry does. */
 export function unavailableMessage(unavailable: DatabaseUnavailable): string {
   if (unavailable.outcomeUnknown) {

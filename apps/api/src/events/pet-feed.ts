@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PetStatus } from '@petstore/schema';
+import type { EventsConfig } from '../config.js';
 import { sqlStateOf } from '../db/database-errors.js';
 import type { Sql } from '../db/sql.js';
 import type { Wakeups } from '../db/wakeups.js';
@@ -64,17 +65,12 @@ export interface PetFeed {
   readonly subscribers: number;
 }
 
-export interface PetFeedOptions {
-  /** EVENTS_POLL_MS: the hub reads the outbox at least this often, notifications or not. */
-  pollIntervalMs: number;
-  /** EVENTS_RETENTION_SECONDS: events older than this are pruned. */
-  retentionSeconds: number;
-  /** EVENTS_PRUNE_INTERVAL_MS: how often this process prunes. */
-  pruneIntervalMs: number;
-  /** EVENTS_MAX_PER_CALLER: open follows per subject on this process. */
-  maxPerCaller: number;
-  /** EVENTS_STALL_MS: a follower with an event available that has not asked for it this long is closed. */
-  stallMs: number;
+/** The EVENTS_* settings the hub uses (config.ts documents each), and how it reports failures. */
+export interface PetFeedOptions
+  extends Pick<
+    EventsConfig,
+    'pollIntervalMs' | 'retentionSeconds' | 'pruneIntervalMs' | 'maxPerCaller' | 'stallMs'
+  > {
   /** Events per database read (hub and catch-up); 100 by default. */
   pageSize?: number;
   /** Recent events kept in memory for the followers that are live; 1000 by default. */
