@@ -38,6 +38,8 @@ interface Verdict {
    */
   status: number | 'success' | `JSON-RPC error ${string}`;
   code: string | undefined;
+  /** The Error body's message: one rule per input gives one message, whichever transport carried it. */
+  message?: string | undefined;
   /** The answer's data, bigints as exact digits. */
   data: string | undefined;
 }
@@ -48,13 +50,14 @@ function restVerdict(reply: RawReply): Verdict {
   const body = reply.text === '' ? undefined : parseJson(reply.text);
   if (reply.status >= 200 && reply.status < 300)
     return { status: 'success', code: undefined, data: canonical(body) };
-  return { status: reply.status, code: (body as { code?: string }).code, data: undefined };
+  const { code, message } = body as { code?: string; message?: string };
+  return { status: reply.status, code, message, data: undefined };
 }
 
 function trpcVerdict(reply: RawReply): Verdict {
   const body = JSON.parse(reply.text) as {
     result?: { data: unknown };
-    error?: { json: { data: { error: { code: string } } } };
+    error?: { json: { data: { error: { code: string; message: string } } } };
   };
   if (reply.status === 200 && body.result !== undefined) {
     return {
@@ -63,7 +66,8 @@ function trpcVerdict(reply: RawReply): Verdict {
       data: canonical(superjson.deserialize(body.result.data as never)),
     };
   }
-  return { status: reply.status, code: body.error?.json.data.error.code, data: undefined };
+  const error = body.error?.json.data.error;
+  return { status: reply.status, code: error?.code, message: error?.message, data: undefined };
 }
 
 type Json = Record<string, unknown>;
@@ -100,15 +104,20 @@ function mcpMessage(text: string): {
  */
 function mcpVerdict(reply: RawReply, outputSchema: Json | undefined): Verdict {
   if (reply.status !== 200) {
-    const body = parseJson(reply.text) as { code?: string };
-    return { status: reply.status, code: body.code, data: undefined };
+    const { code, message } = parseJson(reply.text) as { code?: string; message?: string };
+    return { status: reply.status, code, message, data: undefined };
   }
   const message = mcpMessage(reply.text);
   if (message.result === undefined)
     return { status: `JSON-RPC error ${message.error?.code}`, code: message.error?.message, data: undefined };
   const content = message.result.structuredContent ?? {};
   if (message.result.isError === true)
-    return { status: content.status as number, code: content.code as string, data: undefined };
+    return {
+      status: content.status as number,
+      code: content.code as string,
+      message: content.message as string,
+      data: undefined,
+    };
   return { status: 'success', code: undefined, data: canonical(restForm(content, outputSchema)) };
 }
 

@@ -10,10 +10,10 @@ import { AppError } from '../errors.js';
 
 const BIGINT_TEXT = /^-?[0-9]+$/;
 const ENVELOPE_KEYS = new Set(['json', 'meta']);
-// `referentialEqualities` is not among them: superjson writes it only for one object reached twice, which no
-// input of this API has, and applying it copies one field's value into another (`{"name":["status"]}` sets
-// status to the name).
-const META_KEYS = new Set(['values', 'v']);
+// `referentialEqualities`: superjson writes it for a value reached twice, which in this API's inputs can only be
+// equal bigints (`{"categoryId":["petId"]}`); applying it copies one field's value into another, so it is taken
+// only where that changes nothing (checkEqualities).
+const META_KEYS = new Set(['values', 'referentialEqualities', 'v']);
 
 const refused = (message: string) => new AppError('validation_failed', message);
 
@@ -45,32 +45,38 @@ const fieldName = (segments: readonly (string | number)[]) => segments.join('.')
 /** Deeper than any input of this API nests (3 levels); refused before anything walks it. */
 const MAX_DEPTH = 32;
 
+/** A value JSON text cannot carry as tRPC reads it, and the superjson type it is handed on as. */
+type Special = [path: (string | number)[], type: 'bigint' | 'number'];
+
 /**
- * Numbers the way REST reads them: a number whose text is not exactly the integer JSON.parse would make of it
- * (`4.0000000000000000001` read as 4, `1e-400` as 0; NaN from parseJson) would reach the procedure changed.
- * An integer beyond 2^53 is exact here (parseJson makes it a bigint): its path goes to `bigints`, and the
- * envelope is rewritten with it as superjson's bigint, as REST reads the same number (`normalized`). One path, pushed and popped, so a deep value costs no copies; the name is built only for the message.
+ * Numbers the way REST reads them. An integer beyond 2^53 is exact here (parseJson makes it a bigint), and a number
+ * whose text is not exactly the number JSON.parse would make of it (`4.0000000000000000001` read as 4, `1e-400` as
+ * 0) is NaN here: tRPC, reading the text again, would see either changed. Their paths go to `specials`, and the
+ * envelope is rewritten with them as superjson's bigint and NaN, so that the procedure's schema judges the value
+ * REST's schema judges, with the same message (`normalized`). One path, pushed and popped: a deep value costs no
+ * copies.
  */
-function checkNumbers(value: unknown, bigints: (string | number)[][], path: (string | number)[] = []): void {
+function checkNumbers(value: unknown, specials: Special[], path: (string | number)[] = []): void {
   if (typeof value === 'bigint') {
-    bigints.push([...path]);
+    specials.push([[...path], 'bigint']);
     return;
   }
   if (path.length > MAX_DEPTH) throw refused(`tRPC input nests deeper than ${MAX_DEPTH} levels`);
   if (typeof value === 'number' && Number.isNaN(value)) {
-    throw refused(`${path.length > 0 ? `${fieldName(path)}: ` : ''}must be an integer (int64)`);
+    specials.push([[...path], 'number']);
+    return;
   }
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
       path.push(index);
-      checkNumbers(value[index], bigints, path);
+      checkNumbers(value[index], specials, path);
       path.pop();
     }
   } else if (isRecord(value)) {
     for (const key of Object.keys(value)) {
       if (key === '__proto__') throw refused(`unknown field "__proto__"`);
       path.push(key);
-      checkNumbers(value[key], bigints, path);
+      checkNumbers(value[key], specials, path);
       path.pop();
     }
   }
@@ -122,6 +128,36 @@ function checkAnnotations(json: unknown, values: unknown): void {
   }
 }
 
+/** The value at a superjson path of `json`, or undefined when it has none. */
+function valueAt(json: unknown, segments: readonly string[]): unknown {
+  let target = json;
+  for (const segment of segments) {
+    if (!(isRecord(target) || Array.isArray(target)) || !Object.hasOwn(target, segment)) return undefined;
+    target = (target as never)[segment];
+  }
+  return target;
+}
+
+/**
+ * superjson's `referentialEqualities`, taken only where applying them changes nothing: each names paths that are
+ * all annotated `bigint` and hold the same digits (what superjson writes for equal bigints). Anything else would
+ * copy one field's value over another's, and is refused.
+ */
+function checkEqualities(json: unknown, values: unknown, equalities: unknown): void {
+  if (equalities === undefined) return;
+  const cannot = refused('tRPC input "meta.referentialEqualities" may only join equal bigint values');
+  if (!isRecord(equalities) || !isRecord(values)) throw cannot;
+  for (const [source, targets] of Object.entries(equalities)) {
+    if (!Array.isArray(targets)) throw cannot;
+    const texts = [source, ...targets].map((path) => {
+      const annotation = typeof path === 'string' ? values[path] : undefined;
+      if (!Array.isArray(annotation) || annotation.length !== 1 || annotation[0] !== 'bigint') throw cannot;
+      return valueAt(json, splitPath(path as string));
+    });
+    if (texts.some((text) => typeof text !== 'string' || text !== texts[0])) throw cannot;
+  }
+}
+
 /** superjson's escaping of a key inside a meta path (as transformer.ts writes them). */
 const escapeKey = (key: string | number) => String(key).replace(/\\/g, '\\\\').replace(/\./g, '\\.');
 
@@ -140,10 +176,11 @@ function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
   if (meta !== undefined && (!isRecord(meta) || Object.keys(meta).some((key) => !META_KEYS.has(key)))) {
     throw refused('tRPC input "meta" must be superjson metadata');
   }
-  const bigints: (string | number)[][] = [];
-  checkNumbers(json, bigints);
+  const specials: Special[] = [];
+  checkNumbers(json, specials);
   if (meta !== undefined) {
     checkAnnotations(json, meta.values);
+    checkEqualities(json, meta.values, meta.referentialEqualities);
     // Annotations superjson cannot apply (an unknown class, a custom type, a `__proto__` path) make it throw:
     // that is the caller's malformed input, not a fault of ours.
     try {
@@ -152,26 +189,18 @@ function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
       throw refused(`tRPC input "meta" cannot be applied: ${(error as Error).message}`);
     }
   }
-  if (bigints.length === 0) return undefined;
-  // Exact integers past 2^53 written as plain JSON numbers: REST reads them exactly, so tRPC must too. They
-  // become what @trpc/client sends for a bigint (a decimal string annotated `bigint`), which both the fast
-  // path and tRPC's handler read exactly.
-  const values: Record<string, unknown> | unknown[] = isRecord(meta?.values) ? { ...meta.values } : {};
-  if (Array.isArray(meta?.values) || bigints.some((path) => path.length === 0)) {
-    if (meta?.values !== undefined || bigints.length !== 1)
+  if (specials.length === 0) return undefined;
+  // What REST reads exactly, tRPC must read alike: each special value becomes what superjson writes for it (a
+  // bigint as its decimal digits annotated `bigint`, NaN as "NaN" annotated `number`), which both the fast path
+  // and tRPC's handler read back.
+  if (Array.isArray(meta?.values) || specials.some(([path]) => path.length === 0)) {
+    if (meta?.values !== undefined || specials.length !== 1)
       throw refused('tRPC input "meta" cannot be applied');
-    return {
-      json: String(json),
-      meta: { ...meta, values: ['bigint'] },
-    };
+    return { json: String(json), meta: { ...meta, values: [specials[0]?.[1]] } };
   }
-  for (const path of bigints) (values as Record<string, unknown>)[path.map(escapeKey).join('.')] = ['bigint'];
-  return {
-    json: JSON.parse(
-      JSON.stringify(json, (_key, value) => (typeof value === 'bigint' ? String(value) : value)),
-    ),
-    meta: { ...meta, values },
-  };
+  const values: Record<string, unknown> = isRecord(meta?.values) ? { ...meta.values } : {};
+  for (const [path, type] of specials) values[path.map(escapeKey).join('.')] = [type];
+  return { json: JSON.parse(stringify(json)), meta: { ...meta, values } };
 }
 
 /**
@@ -200,6 +229,8 @@ export function checkTrpcInputs(inputs: unknown, batch: boolean, calls: number):
   return rewrittenAny ? stringify(out) : undefined;
 }
 
-/** JSON text of an exactly-parsed value whose bigints were all rewritten (none is left to throw on). */
+/** JSON text of an exactly-parsed value, its bigints and NaNs as superjson's texts (annotated by checkEnvelope). */
 const stringify = (value: unknown) =>
-  JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? String(item) : item));
+  JSON.stringify(value, (_key, item) =>
+    typeof item === 'bigint' || (typeof item === 'number' && Number.isNaN(item)) ? String(item) : item,
+  );
