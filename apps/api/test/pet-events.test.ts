@@ -94,10 +94,11 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     }
     expectError(await call(server.baseUrl, '/pets/events?since=1&since=2'), 400, 'validation_failed');
     expectError(await call(server.baseUrl, '/pets/events?limit=5'), 400, 'validation_failed');
-    expectError(
-      await call(server.baseUrl, '/pets/events', { headers: { 'last-event-id': 'x' } }),
-      400,
-      'validation_failed',
+    const badPosition = await call(server.baseUrl, '/pets/events', { headers: { 'last-event-id': 'x' } });
+    expectError(badPosition, 400, 'validation_failed');
+    // The message names what was wrong, as `since: ...` does for the query parameter.
+    expect((badPosition.body as { message: string }).message).toMatch(
+      /^Last-Event-ID \(lastEventId\): must be/,
     );
     // A reconnect sends a later Last-Event-ID than the since it opened with; an earlier one contradicts it.
     expectError(

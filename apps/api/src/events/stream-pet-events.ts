@@ -16,7 +16,7 @@ function resumePosition({ since, lastEventId }: OperationParsedInput<'streamPetE
   if (!parsed.success) {
     throw operationError<'streamPetEvents'>(
       'validation_failed',
-      describeIssues(parsed.error, 'Last-Event-ID (lastEventId)'),
+      `Last-Event-ID (lastEventId): ${describeIssues(parsed.error, 'field', lastEventId)}`,
     );
   }
   if (since !== undefined && parsed.data < since) {

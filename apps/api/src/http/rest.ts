@@ -94,7 +94,7 @@ export function operationHeadersOf(
 /** A request part (or a whole input) checked by its schema: the parsed value, or 400 naming each field. */
 export function parseOr400<T extends z.ZodMiniType>(schema: T, value: unknown, subject: string): z.output<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new AppError('validation_failed', describeIssues(result.error, subject));
+  if (!result.success) throw new AppError('validation_failed', describeIssues(result.error, subject, value));
   return result.data;
 }
 

@@ -53,13 +53,13 @@ const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>>
 };
 
 /** The AppError behind any tRPC error: thrown by our code, an input that failed its schema, or tRPC's own. */
-function appErrorOfTrpc(error: TRPCError, path: string | undefined): AppError | undefined {
+function appErrorOfTrpc(error: TRPCError, path: string | undefined, input: unknown): AppError | undefined {
   const known = toAppError(error.cause);
   if (known !== undefined) return known;
   if (error.cause instanceof core.$ZodError) {
     return new AppError(
       'validation_failed',
-      describeIssues(error.cause, INPUT_SUBJECT.get(path ?? '') ?? 'field'),
+      describeIssues(error.cause, INPUT_SUBJECT.get(path ?? '') ?? 'field', input),
     );
   }
   return APP_ERROR_BY_TRPC_CODE[error.code]?.();
@@ -72,8 +72,8 @@ const t = initTRPC.context<TrpcContext>().create({
   // Subscriptions (the change feed) over SSE: a ping keeps an idle stream open through proxies, as REST's keep-alive
   // comment does, and tells the client to reconnect (with its last event id) when pings stop coming.
   sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 45_000 } },
-  errorFormatter({ shape, error, path, ctx }) {
-    const known = appErrorOfTrpc(error, path);
+  errorFormatter({ shape, error, path, input, ctx }) {
+    const known = appErrorOfTrpc(error, path, input);
     if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
     const apiError: ApiError = (known ?? internalError()).toBody();
     const { stack: _stack, ...data } = shape.data;
