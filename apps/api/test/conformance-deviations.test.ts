@@ -206,21 +206,16 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Profile, Deviatio
     'concurrent creates answered with the same pet',
     'interface',
     (() => {
-      // Under load, a create answers with a copy of an earlier answer: a duplicated id, a lost pet.
-      let inFlight = 0;
+      // Creates sent at once answered with a copy of an earlier answer: a duplicated id, a lost pet. Chosen by the
+      // burst's names rather than by how many are in flight, which depends on the machine's load (on a busy one the
+      // creates could pass the proxy one at a time, and the deviation never showed).
       let earlier: Answer | undefined;
       return {
-        request(request) {
-          if (isCreate(request)) inFlight += 1;
-          return request;
-        },
         response(request, answer) {
-          if (!isCreate(request)) return answer;
-          inFlight -= 1;
-          if (answer.status !== 201) return answer;
-          if (inFlight > 10 && earlier) return earlier;
-          earlier = answer;
-          return answer;
+          if (!isCreate(request) || answer.status !== 201 || !/ burst \d+"/.test(request.body.toString()))
+            return answer;
+          earlier ??= answer;
+          return earlier;
         },
       } satisfies Deviation;
     })(),
