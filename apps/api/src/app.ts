@@ -38,7 +38,7 @@ import type { OperationHandler, OperationHandlers } from './operations.js';
 import { PET_BODY_WRITERS, PET_SUPERJSON_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
 import { createAppRouter } from './trpc/router.js';
-import { trpcMiddleware } from './trpc/trpc.express.js';
+import { TRPC_MOUNT_PATH, trpcMiddleware } from './trpc/trpc.express.js';
 
 export interface AppDeps {
   /**
@@ -275,7 +275,7 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
   routes.use(
-    `${API_BASE_PATH}${TRPC_ENDPOINT}`,
+    TRPC_MOUNT_PATH,
     trpcMiddleware(createAppRouter(handlers, contract), {
       fastPath: deps.trpcFastPath ?? true,
       outputWriters: trpcOutputWriters(contract ?? defaultContract),

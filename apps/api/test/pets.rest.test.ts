@@ -381,6 +381,20 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
       expectError(await call(base.replace(/\/v1$/, ''), '/', { apiKey: null }), 404, 'route_not_found');
     });
 
+    it("the other transports' paths are spelt exactly too (tRPC's, MCP's)", async () => {
+      // Express matches a mount path whatever its case, and tRPC's adapter names a procedure by the last segment.
+      for (const path of [
+        '/TRPC/pets.list',
+        '/Trpc/pets.list',
+        '/trpc/x/pets.list',
+        '/trpc//pets.list',
+        '/MCP',
+      ]) {
+        expectError(await call(base, path), 404, 'route_not_found');
+      }
+      expect((await call(base, '/trpc/pets.list')).status).toBe(200);
+    });
+
     it('GET / (no /v1) is a 404 Error body whose message points to /v1 and /docs', async () => {
       const root = await call(base.replace(/\/v1$/, ''), '/', { apiKey: null });
       expectError(root, 404, 'route_not_found');

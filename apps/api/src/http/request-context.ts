@@ -26,6 +26,14 @@ const SECURITY_HEADERS: readonly [string, string][] = Object.entries(SECURITY_HE
   ([name, { value }]) => [name, value],
 );
 
+/**
+ * The same headers by their lower-case names: what a library that writes its own answer (tRPC's adapter, the MCP
+ * SDK) must not replace (tRPC's stream and the SDK say `Cache-Control: no-cache, no-transform`).
+ */
+export const FIXED_HEADERS: ReadonlyMap<string, string> = new Map(
+  SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]),
+);
+
 export interface RequestObservers {
   /** One line per request; undefined when the log level leaves them out. */
   accessLog?: AccessLog | undefined;

@@ -31,6 +31,7 @@ import { readJsonBody } from '../http/body.js';
 import { queryOf } from '../http/edge.js';
 import { handleError, type InternalErrorSink } from '../http/errors.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
+import { FIXED_HEADERS } from '../http/request-context.js';
 import { parseOr400 } from '../http/rest.js';
 import { labelResponse, MCP_LABEL } from '../observability/operation-label.js';
 import type { Caller, OperationContext } from '../operations.js';
@@ -396,8 +397,9 @@ export function mcpRouter(deps: McpDeps): Router {
         authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra: { ...extra } },
       });
       res.statusCode = response.status;
+      // The SDK's own headers, but not over the ones every answer carries (it says `no-cache` where ours is no-store).
       response.headers.forEach((value, name) => {
-        res.setHeader(name, value);
+        if (!FIXED_HEADERS.has(name)) res.setHeader(name, value);
       });
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch (error) {

@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type OperationContract, operations, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
+import {
+  API_BASE_PATH,
+  type OperationContract,
+  operations,
+  TRPC_ENDPOINT,
+  TRPC_MAX_BATCH_SIZE,
+  trpcPath,
+} from '@petstore/schema';
 import { deprecationHeaders } from '@petstore/schema/internal';
 import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -9,6 +16,7 @@ import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { queryOf } from '../http/edge.js';
 import { evaluatePreconditions, preconditionFailed } from '../http/preconditions.js';
+import { FIXED_HEADERS } from '../http/request-context.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import { labelResponse, trpcLabel } from '../observability/operation-label.js';
 import type { Caller } from '../operations.js';
@@ -65,6 +73,11 @@ function responseHeaders(paths: readonly string[], errors: readonly TRPCError[])
   return headers;
 }
 
+/** Where the app mounts this middleware. */
+export const TRPC_MOUNT_PATH = `${API_BASE_PATH}${TRPC_ENDPOINT}`;
+
+const FIXED_RECORD: Readonly<Record<string, string>> = Object.fromEntries(FIXED_HEADERS);
+
 export function trpcMiddleware(
   appRouter: AppRouter,
   { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
@@ -79,8 +92,9 @@ export function trpcMiddleware(
       // A subscription whose client stopped reading is dropped (it resumes from its last id when it reconnects).
       return { caller, onInternalError, closeConnection: () => res.destroy() };
     },
+    // Every answer's fixed headers again, over what the adapter writes (its streams say `no-cache, no-transform`).
     responseMeta: ({ info, errors }) => ({
-      headers: responseHeaders(info?.calls.map((call) => call.path) ?? [], errors),
+      headers: { ...responseHeaders(info?.calls.map((call) => call.path) ?? [], errors), ...FIXED_RECORD },
     }),
   });
   const fastPath = createTrpcFastPath(appRouter, responseHeaders, outputWriters);
@@ -108,6 +122,9 @@ export function trpcMiddleware(
     const url = req.url;
     const queryStart = url.indexOf('?');
     const target = url.slice(0, queryStart === -1 ? undefined : queryStart);
+    // Only `<endpoint>/<procedures>`, spelt as mounted (as REST's paths are): Express matches a mount path whatever
+    // its case (`/v1/TRPC`), and the adapter would name the procedure by the last segment (`/x/pets.list`).
+    if (req.baseUrl !== TRPC_MOUNT_PATH || target.lastIndexOf('/') !== 0) return next();
     // tRPC's Express adapter names the procedure by the last segment of the path (`/x/pets.list` is pets.list).
     const rawPath = target.slice(target.lastIndexOf('/') + 1);
     let path = rawPath;

@@ -19,6 +19,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
 import { createOpenApiJson, type OpenApiOptions, parseJson } from '@petstore/schema';
+import { SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
@@ -39,6 +40,9 @@ const MESSAGE_FIELDS = new Set([
   'keep-alive',
   'date',
 ]);
+
+/** The documentation's own answers (the page, its assets, the document), with a cache policy of their own. */
+const DOCUMENTATION = /^\/(docs(\/|\?|$)|v1\/openapi\.json(\?|$))/;
 
 /** One response as it went on the wire. */
 export interface Exchange {
@@ -366,6 +370,24 @@ export function validatingListener(
           body: Buffer.concat(chunks),
         });
         if (problems.length > 0) report(problems);
+      };
+      res.once('finish', check);
+      res.once('close', check);
+    } else if (!DOCUMENTATION.test(target)) {
+      // Answers the document does not describe (tRPC, MCP, health, a 404): still every answer's fixed headers,
+      // with their values, whichever library wrote the rest (tRPC's streams and the MCP SDK say `no-cache`).
+      let checked = false;
+      const check = () => {
+        if (checked || !res.headersSent) return;
+        checked = true;
+        const { status, headers } = sentHead(res);
+        const wrong = Object.entries(SECURITY_HEADER_CONTRACTS)
+          .filter(([name, { value }]) => headers[name.toLowerCase()] !== value)
+          .map(
+            ([name, { value }]) =>
+              `${name}: ${headers[name.toLowerCase()] ?? '(absent)'} instead of ${value}`,
+          );
+        if (wrong.length > 0) report([`${method} ${target} answered ${status} with ${wrong.join('; ')}`]);
       };
       res.once('finish', check);
       res.once('close', check);
