@@ -165,6 +165,8 @@ const STRICTER = new Set([
   'unsupported_media_type',
   'payload_too_large',
   'method_not_allowed',
+  // `/v1/trpc/x/pets.list`: tRPC's adapter names the procedure by the last segment; ours serves its exact path.
+  'route_not_found',
 ]);
 
 /** The Error code of one of our answers, in tRPC's shape or REST's. */

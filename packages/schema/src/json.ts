@@ -8,7 +8,8 @@ import { requireExactJson } from './runtime.js';
 type ReviverContext = { source?: string };
 type JsonWithRaw = typeof JSON & { rawJSON(text: string): unknown };
 
-const NUMBER_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+// JSON's number grammar (RFC 8259 section 6): no leading zeros (`05`), no `+`, digits on both sides of a point.
+const NUMBER_TEXT = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 // Past this many digits the value is far outside int64 anyway; leave it a (rejected) number, do no big math.
 const MAX_EXACT_DIGITS = 40;
 
@@ -28,14 +29,14 @@ function exactInteger(source: string): bigint | undefined {
   return BigInt(sign + digits) * 10n ** BigInt(exponent);
 }
 
-const PLAIN_INTEGER = /^-?\d+$/;
+const PLAIN_INTEGER = /^-?(?:0|[1-9]\d*)$/;
 
 /**
  * The one rule for how an integer may be spelled, wherever it arrives (a JSON number in a REST body or a tRPC
- * input, a URL's query or path text): any number literal that denotes an integer exactly (`7`, `7.0`, `7e0`,
+ * input, a URL's query or path text): any JSON number literal that denotes an integer exactly (`7`, `7.0`, `7e0`,
  * `7000e-3`, JSON Schema's `integer`), as a safe-integer `number` or, past 2^53, an exact `bigint`. Anything else
- * (`1.5`, `1e-400`, `4.0000000000000000001`, `0x10`, `+7`, ` 7`, `Infinity`, empty) is undefined, for the
- * field's schema to refuse: never rounded, never guessed.
+ * (`1.5`, `1e-400`, `4.0000000000000000001`, `0x10`, `+7`, ` 7`, `Infinity`, empty, and `07`, which JSON's
+ * grammar does not allow either) is undefined, for the field's schema to refuse: never rounded, never guessed.
  */
 export function integerOfText(text: string): number | bigint | undefined {
   if (PLAIN_INTEGER.test(text) && text.length < 16) return Number(text);

@@ -26,17 +26,35 @@ describe('listPets query', () => {
     ['5e0', 5],
     ['100E-0', 100],
     ['2000e-3', 2],
-    ['007', 7],
+    ['0.5e1', 5],
   ])('reads limit=%j as %i, as a JSON number with that text is read', (limit, value) => {
     expect(decode({ limit })).toEqual({ limit: value });
   });
 
-  it.each(['0', '101', '-1', '1.5', 'abc', '', '1e3', '0x10', ' 5', '+5', '1e-400', 'Infinity', '10.5e0'])(
-    'refuses limit=%j',
-    (limit) => {
-      expect(decode({ limit })).toBe('limit: must be an integer between 1 and 100');
-    },
-  );
+  // A leading zero is not JSON's (`{"limit":05}` is malformed JSON), so not the URL's either.
+  it.each([
+    '0',
+    '101',
+    '-1',
+    '1.5',
+    'abc',
+    '',
+    '1e3',
+    '0x10',
+    ' 5',
+    '+5',
+    '1e-400',
+    'Infinity',
+    '10.5e0',
+    '007',
+    '05',
+    '00',
+    '05.0',
+    '.5e1',
+    '5.',
+  ])('refuses limit=%j', (limit) => {
+    expect(decode({ limit })).toBe('limit: must be an integer between 1 and 100');
+  });
 
   it.each([0, 101, -1, 1.5, '5', null])('refuses a typed limit of %j', (limit) => {
     expect(ListPetsQuerySchema.safeParse({ limit }).success).toBe(false);
@@ -59,7 +77,7 @@ describe('listPets query', () => {
 });
 
 describe('getPet petId path segment', () => {
-  it.each(['1', '42', '9223372036854775807', '007'])('decodes %s to a bigint', (text) => {
+  it.each(['1', '42', '9223372036854775807'])('decodes %s to a bigint', (text) => {
     expect(PetIdPathSchema.parse(text)).toBe(BigInt(text));
   });
 
@@ -71,7 +89,7 @@ describe('getPet petId path segment', () => {
     expect(PetIdPathSchema.parse(text)).toBe(id);
   });
 
-  it.each(['0', '-1', '1.5', 'abc', '', '9223372036854775808', '1e19', ' 1', '+1', '0x1'])(
+  it.each(['0', '-1', '1.5', 'abc', '', '9223372036854775808', '1e19', ' 1', '+1', '0x1', '007', '00'])(
     'refuses %j',
     (text) => {
       expect(PetIdPathSchema.safeParse(text).success).toBe(false);

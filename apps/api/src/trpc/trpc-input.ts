@@ -8,7 +8,8 @@ import { AppError } from '../errors.js';
 // text (parseJson) and held to the rules REST applies to the same value, so that the same input gets the same
 // verdict on both transports.
 
-const BIGINT_TEXT = /^-?[0-9]+$/;
+// Decimal digits as a JSON integer writes them (integerOfText's rule: no leading zeros).
+const BIGINT_TEXT = /^-?(?:0|[1-9][0-9]*)$/;
 const ENVELOPE_KEYS = new Set(['json', 'meta']);
 // `referentialEqualities`: superjson writes it for a value reached twice, which in this API's inputs can only be
 // equal bigints (`{"categoryId":["petId"]}`); applying it copies one field's value into another, so it is taken
