@@ -115,6 +115,8 @@ describe('conditional requests and codings (RFC 9110), generated', () => {
   /** The model: the status RFC 9110 section 13.2.2 gives, for a target that exists. */
   function expectedStatus(target: Target, method: string, ifMatch: Field, ifNoneMatch: Field): number {
     const current = target.tag;
+    // A malformed If-Match names no tag, so none matches: false.
+    if (ifMatch.kind === 'malformed') return 412;
     if (ifMatch.kind === 'tags') {
       // Strong comparison: a weak tag (ours) never matches; the operations have none.
       const strong = current !== undefined && !current.startsWith('W/');

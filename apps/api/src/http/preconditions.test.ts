@@ -97,8 +97,12 @@ describe('evaluatePreconditions', () => {
     );
   });
 
-  it('ignores a malformed If-Match: the method proceeds', () => {
-    expect(evaluatePreconditions('POST', { 'if-match': 'xx"a"yy' })).toBe('proceed');
+  it('holds a malformed If-Match false (it names no tag that could match): the method is not applied', () => {
+    for (const field of ['xx"a"yy', '"a", garbage', 'a', '', ' ', 'W/ "a"'])
+      expect(evaluatePreconditions('POST', { 'if-match': field }), JSON.stringify(field)).toBe('failed');
     expect(evaluatePreconditions('POST', { 'if-match': '"no-such-tag"' })).toBe('failed');
+    expect(evaluatePreconditions('POST', { 'if-match': ' * ' })).toBe('proceed');
+    // A malformed If-None-Match names no tag either: no match, so it holds, as if absent.
+    expect(evaluatePreconditions('POST', { 'if-none-match': 'xx"a"yy' })).toBe('proceed');
   });
 });

@@ -1,8 +1,8 @@
 // Conditional requests (RFC 9110 section 13), evaluated by one function for every route that honours them: the
 // REST operations and the documentation. Home-made for a rule no stock part enforces: `fresh` (Express's
 // req.fresh) reads If-None-Match loosely (space-separated tokens, unquoted ones, `xx"tag"yy`) and knows nothing of
-// If-Match or of methods other than GET and HEAD; here a malformed field is ignored, never a match, and a false
-// precondition stops any method. preconditions.test.ts holds it to `fresh`'s verdict on every well-formed field.
+// If-Match or of methods other than GET and HEAD; here a malformed field is never a match (so a malformed If-Match
+// is false), and a false precondition stops any method. preconditions.test.ts holds it to `fresh`'s verdict on every well-formed field.
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../errors.js';
 
@@ -18,7 +18,7 @@ const ETAGC = /^[\x21\x23-\x7e\x80-\xff]*$/;
 /**
  * `If-Match` / `If-None-Match` as RFC 9110 sections 13.1.1 and 13.1.2 define them: `*`, or a comma-separated
  * list of entity tags (empty elements allowed, section 5.6.1). Undefined when the field is absent or anything in
- * it is not that: a malformed field is ignored (section 13.1: a recipient MUST ignore a field it cannot parse).
+ * it is not that: a malformed field names no tag, so it matches nothing (evaluatePreconditions).
  */
 export function parseTagList(field: string | undefined): '*' | EntityTag[] | undefined {
   if (field === undefined) return undefined;
@@ -63,7 +63,9 @@ export function evaluatePreconditions(
   currentTag?: string,
 ): Verdict {
   const current = currentTag === undefined ? undefined : (parseTagList(currentTag) as EntityTag[])[0];
-  const ifMatch = parseTagList(headers['if-match']);
+  // A field that is not `*` nor a list of tags names no tag, so none matches: If-Match is false (the method is not
+  // applied, where ignoring it would apply it unconditionally); If-None-Match is true, as if absent.
+  const ifMatch = headers['if-match'] === undefined ? undefined : (parseTagList(headers['if-match']) ?? []);
   if (
     ifMatch !== undefined &&
     ifMatch !== '*' &&
