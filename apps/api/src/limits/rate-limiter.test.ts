@@ -67,6 +67,16 @@ describe('the per-key rate limiter', () => {
     expect((await limit(CALLER, 2)).remaining).toBe(0);
   });
 
+  it('refuses a request that costs more than a whole window allows as 400, not a 429 to retry for ever', async () => {
+    const { store, calls } = fakeStore();
+    const limit = createRateLimiter(store, { limit: 5, now: () => 0 });
+    const refused = await limit(CALLER, 6).catch((error: AppError) => error);
+    expect(refused).toMatchObject({ code: 'validation_failed' });
+    expect((refused as AppError).headers['Retry-After']).toBeUndefined();
+    expect(calls.charge).toBe(0);
+    expect((await limit(CALLER, 5)).remaining).toBe(0);
+  });
+
   it('admits a waiting request that fits after a refused one in the same shared write', async () => {
     const { store, calls } = fakeStore();
     const limit = createRateLimiter(store, { limit: 5, now: () => 0 });

@@ -121,6 +121,15 @@ export function createRateLimiter(
     });
 
   return async (subject, cost = 1) => {
+    // More than a whole window allows (a tRPC batch of more calls than the quota) would never be admitted: a 429
+    // would have the client wait and retry for ever. Refused as what it is, like a batch over TRPC_MAX_BATCH_SIZE.
+    if (cost > limit) {
+      throw new AppError(
+        'validation_failed',
+        `this request makes ${cost} calls, more than the ${limit} per ${windowSeconds} s this API key may make: ` +
+          `send at most ${limit} per request`,
+      );
+    }
     const at = now();
     const windowStart = at - (at % windowMs);
     if (windowStart !== currentWindow) {
