@@ -193,6 +193,17 @@ describe('an ambiguous message is refused with 400, never resolved by a guess', 
     expect(response.status).toBe(201);
   });
 
+  it('a field in a chunked trailer is refused, not ignored (an Idempotency-Key there would be read by no one)', async () => {
+    const body = '{"name":"trailer","categoryId":1}';
+    const response = await send(
+      'POST',
+      '/v1/pets',
+      [host, auth, json, ['Transfer-Encoding', 'chunked']],
+      `${body.length.toString(16)}\r\n${body}\r\n0\r\nIdempotency-Key: k-1\r\n\r\n`,
+    );
+    expectError(response, 400, 'validation_failed', /trailer/);
+  });
+
   it('a GET with a body is refused (its body would be ignored)', async () => {
     expectError(
       await send('GET', '/v1/pets', [host, auth, json], '{"limit":1}'),

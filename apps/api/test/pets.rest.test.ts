@@ -2,7 +2,14 @@ import { contract, PetSchema, PetsSchema, stringifyJson } from '@petstore/schema
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { call, expectError, rawCall } from './support/http.js';
-import { DATABASE_KINDS, OTHER_API_KEY, startTestServer, type TestServer } from './support/test-server.js';
+import { rawSend } from './support/raw-send.js';
+import {
+  DATABASE_KINDS,
+  OTHER_API_KEY,
+  startTestServer,
+  TEST_API_KEY,
+  type TestServer,
+} from './support/test-server.js';
 
 // Some tests start servers of their own: the timeout says so.
 vi.setConfig({ testTimeout: timeouts.server });
@@ -379,6 +386,24 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
       expectError(await call(base, '/store/orders'), 404, 'route_not_found');
       expectError(await call(base, '/pets/1/owner'), 404, 'route_not_found');
       expectError(await call(base.replace(/\/v1$/, ''), '/', { apiKey: null }), 404, 'route_not_found');
+    });
+
+    it('HEAD answers every GET with its status and headers, errors included (RFC 9110 section 9.3.2)', async () => {
+      const key = { authorization: `Bearer ${TEST_API_KEY}` };
+      for (const [path, headers] of [
+        ['/nope', key],
+        ['/pets?limit=0', key],
+        ['/pets/999999999', key],
+        ['/pets/abc', key],
+        ['/pets?limit=2', key],
+        ['/pets', {}],
+      ] as const) {
+        const get = await rawSend(base, path, { headers });
+        const head = await rawSend(base, path, { method: 'HEAD', headers });
+        expect(head.status, path).toBe(get.status);
+        for (const name of ['content-length', 'content-type', 'cache-control', 'allow', 'www-authenticate'])
+          expect(head.headers.get(name), `${path}: ${name}`).toBe(get.headers.get(name));
+      }
     });
 
     it("the other transports' paths are spelt exactly too (tRPC's, MCP's)", async () => {

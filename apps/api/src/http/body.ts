@@ -89,6 +89,14 @@ export async function readJsonBody(req: Request, res: Response): Promise<JsonBod
       error === undefined ? resolve(req.body) : reject(fromBodyParser(error as object)),
     );
   });
+  // A field in a chunked body's trailer section (an Idempotency-Key sent after the body) would be read by no one:
+  // refused rather than ignored (RFC 9110 section 6.5.1 lets a recipient that does not process trailers refuse).
+  if (req.rawTrailers.length > 0) {
+    throw new AppError(
+      'validation_failed',
+      `trailer fields are not read here (${req.rawTrailers[0]?.slice(0, 100)}): send them as header fields`,
+    );
+  }
   if (raw === undefined || raw.length === 0) {
     throw new AppError('validation_failed', 'request body is required: a JSON object');
   }

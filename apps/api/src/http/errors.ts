@@ -61,7 +61,9 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
     if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
       await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
     }
-    throw new AppError('route_not_found', `no route for ${req.method} ${req.path}${outsideApi(req.path)}`);
+    // HEAD is answered as the GET it stands for, Content-Length included (RFC 9110 section 9.3.2): the same text.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    throw new AppError('route_not_found', `no route for ${method} ${req.path}${outsideApi(req.path)}`);
   };
 }
 
