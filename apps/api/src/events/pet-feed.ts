@@ -17,7 +17,7 @@ import {
 export type { PetEventRecord } from './pet-events.store.js';
 
 // The change feed of one process (issue 38; docs/operations.md#the-change-feed). One hub reads the outbox
-// (`pet_events`, ids in commit order: the migration pet_events says why) forward from its head, in pages, from the
+// (`pet_events`, ids in commit order: pet-events.store.ts SEQUENCE says why) forward from its head, in pages, from the
 // primary, when woken: a notification (db/wakeups.ts) or the poll timer, so a lost notification delays an event
 // by at most the poll interval. What it read goes into a ring of the most recent events, shared by every follower.
 //
