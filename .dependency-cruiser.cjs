@@ -13,7 +13,7 @@
 // Unit tests (*.test.ts) are left out: a test may build whatever layers it needs.
 
 const SRC = '^apps/api/src/';
-const CLI = `${SRC}(db/(migrate|new-migration)-cli|db/with-configured-database|keys/keys-cli)[.]ts$`;
+const CLI = `${SRC}(db/migrate-cli|db/with-configured-database|keys/keys-cli)[.]ts$`;
 const TRANSPORT = [`${SRC}(http|trpc)/`, `${SRC}server-limits[.]ts$`];
 const DOMAIN = [`${SRC}(pets|keys|idempotency|limits|events)/`, `${SRC}(operations|errors)[.]ts$`];
 const DB = `${SRC}db/`;

@@ -1,6 +1,7 @@
 // Prisma CLI configuration (Prisma 7 reads the connection URL from here, not from the schema).
-// Migrations are applied by the app itself with Prisma's WebAssembly schema engine (apps/api/src/db/migrate.ts),
-// so the CLI is only used for `prisma generate`; the URL matters only if you run other CLI commands.
+// Migrations are applied by the app itself with Prisma's WebAssembly schema engine
+// (packages/migrations/src/migrate.ts), so the CLI is only used for `prisma generate`; the URL matters only if you
+// run other CLI commands.
 import { defineConfig } from 'prisma/config';
 
 export default defineConfig({

@@ -1,3 +1,4 @@
+import { appliedMigrationNames } from '@petstore/migrations';
 import {
   API_BASE_PATH,
   contract as defaultContract,
@@ -14,7 +15,6 @@ import cors from 'cors';
 import express from 'express';
 import helmet from 'helmet';
 import { EVENTS_DEFAULTS } from './config.js';
-import { appliedMigrationNames } from './db/applied-migrations.js';
 import type { ReadReplicas } from './db/read-replicas.js';
 import type { Sql } from './db/sql.js';
 import { silentWakeups } from './db/wakeups.js';

@@ -1,11 +1,10 @@
 // Composition root (loaded by main.ts): parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
 import type { AddressInfo } from 'node:net';
+import { appliedMigrationNames, listMigrationNames, migrateIfNeeded } from '@petstore/migrations';
 import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
-import { appliedMigrationNames } from './db/applied-migrations.js';
 import { openDatabase } from './db/database.js';
-import { listMigrationNames, migrateIfNeeded } from './db/migrate.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { createPetFeed } from './events/pet-feed.js';
 import { capHeapGrowth } from './heap-tuning.js';

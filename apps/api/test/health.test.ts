@@ -2,12 +2,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { appliedMigrationNames, listMigrationNames } from '@petstore/migrations';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { appliedMigrationNames } from '../src/db/applied-migrations.js';
 import type { Database } from '../src/db/database.js';
-import { listMigrationNames } from '../src/db/migrate.js';
 import type { Sql } from '../src/db/sql.js';
 import { createHealth, type HealthOptions } from '../src/http/health.js';
 import type { Logger } from '../src/logger.js';

@@ -2,10 +2,11 @@
 // the server never loads the client's query compiler (issue 28). It must forget exactly the windows deleteMany
 // forgets: checked here on generated windows and cut-offs, deleteMany as the oracle, on a real (in-memory PGlite)
 // database.
+
+import { appliedMigrationNames } from '@petstore/migrations';
 import { TRPC_MAX_BATCH_SIZE } from '@petstore/schema';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appliedMigrationNames } from '../src/db/applied-migrations.js';
 import type { Database } from '../src/db/database.js';
 import type { AppError } from '../src/errors.js';
 import { createRateLimitStore } from '../src/limits/rate-limit.store.js';

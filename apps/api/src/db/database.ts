@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { pgMigrationAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@petstore/migrations';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { ConfigError } from '../config-error.js';
@@ -7,8 +8,6 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS } from './database-limits.js';
 import { guardAdapter, guardAdapterFactory, guarded } from './guarded-adapter.js';
-import type { SqlMigrationAwareDriverAdapterFactory } from './migrate.js';
-import { pgMigrationAdapter } from './migration-adapters.js';
 import { probePooler } from './pooler.js';
 import { createReadReplicas, type ReadReplicas } from './read-replicas.js';
 import {
@@ -348,7 +347,7 @@ export async function openDatabase({
     [
       import('@electric-sql/pglite'),
       import('pglite-prisma-adapter'),
-      import('./pglite-migration-adapter.js'),
+      import('@petstore/migrations/pglite'),
       import('./data-dir-lock.js'),
     ],
   );

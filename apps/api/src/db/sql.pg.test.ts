@@ -11,8 +11,10 @@
 // call sites in src, so a new hot statement cannot be left out of the commands below.
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { inspect, isDeepStrictEqual } from 'node:util';
+import { appliedMigrationNames, applyPendingMigrations, migrationsAreCurrent } from '@petstore/migrations';
 import { PetStatusSchema } from '@petstore/schema';
 import { PrismaPg } from '@prisma/adapter-pg';
 import fc from 'fast-check';
@@ -27,11 +29,9 @@ import { createRateLimitStore } from '../limits/rate-limit.store.js';
 import { createLogger } from '../logger.js';
 import { encodePetCursor } from '../pets/pet-cursor.js';
 import { createPetsService } from '../pets/pets.service.js';
-import { appliedMigrationNames, migrationsAreCurrent } from './applied-migrations.js';
 import { openDatabase } from './database.js';
 import { classifyDatabaseError, sqlStateOf } from './database-errors.js';
 import { guardAdapter, guarded } from './guarded-adapter.js';
-import { applyPendingMigrations } from './migrate.js';
 import {
   createAdapterSql,
   createPgSql,
@@ -554,19 +554,27 @@ describe('failures straight on pg get the verdict they get through the adapter',
   );
 });
 
-/** Call sites of `.rows(` in src that send a statement of their own (the wrappers pass theirs on). */
+/**
+ * Call sites of `.rows(` that send a statement of their own (the wrappers pass theirs on): in src, and in
+ * @petstore/migrations, whose start-up check and readiness query run on the `Sql` the api hands it.
+ */
 const HOT_STATEMENTS = 18;
 
-it('no hot statement is left out: src has as many `.rows(` call sites as the commands above send', async () => {
-  const root = join(import.meta.dirname, '..');
-  const files = (await readdir(root, { recursive: true })).filter(
-    (file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.startsWith('generated'),
+it('no hot statement is left out: src and @petstore/migrations have as many `.rows(` call sites as the commands above send', async () => {
+  const migrations = join(
+    dirname(createRequire(import.meta.url).resolve('@petstore/migrations/package.json')),
+    'src',
   );
   let sites = 0;
-  for (const file of files) {
-    const text = await readFile(join(root, file), 'utf8');
-    // Wrappers forward the statement they were given: `rows(statement, args)`.
-    sites += [...text.matchAll(/\.rows\((?!statement, args\))/g)].length;
+  for (const root of [join(import.meta.dirname, '..'), migrations]) {
+    const files = (await readdir(root, { recursive: true })).filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.startsWith('generated'),
+    );
+    for (const file of files) {
+      const text = await readFile(join(root, file), 'utf8');
+      // Wrappers forward the statement they were given: `rows(statement, args)`.
+      sites += [...text.matchAll(/\.rows\((?!statement, args\))/g)].length;
+    }
   }
   expect(sites).toBe(HOT_STATEMENTS);
 });

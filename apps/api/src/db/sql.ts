@@ -17,7 +17,7 @@ import { sqlStateOf } from './database-errors.js';
 // run of 2026-11-23). The rule (docs/development.md#layers): a statement that runs on an API call's path is SQL
 // text sent through `Sql` (pets/pets.service.ts: list, read and create a pet and its idempotency records;
 // keys/api-keys.service.ts: the issued-key lookup; limits/rate-limit.store.ts: charging a rate limit and its sweep),
-// and so are start-up's migration check and readiness (db/applied-migrations.ts): the server never queries through
+// and so are start-up's migration check and readiness (`@petstore/migrations`, which takes this Sql): the server never queries through
 // the Prisma client, whose first query loads its query compiler (about 24 MB). The keys CLI uses the client. Which modules may import this one is in .dependency-cruiser.cjs.
 //
 // Two ways to send them, one result:

@@ -1,7 +1,7 @@
+import { migrateIfNeeded } from '@petstore/migrations';
 import type { Config } from '../config.js';
 import { createLogger } from '../logger.js';
 import { type Database, openDatabase } from './database.js';
-import { migrateIfNeeded } from './migrate.js';
 
 /**
  * For command-line tools: opens the database the app would use (DATABASE_URL, or the embedded PGlite in

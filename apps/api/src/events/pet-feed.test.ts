@@ -2,13 +2,14 @@
 // by the sequencer, wake-ups by LISTEN (db/wakeups.ts) or by polling alone, the ring and the catch-up from the database,
 // resume, filter, expiry, the per-caller cap, the stall rule, abort and close. No test waits for a time: each waits
 // for what it expects (an event, a callback), bounded by the test's timeout (tooling/vitest.shared.ts).
+
+import { applyPendingMigrations } from '@petstore/migrations';
 import type { Pet, PetStatus } from '@petstore/schema';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { type Database, openDatabase } from '../db/database.js';
-import { applyPendingMigrations } from '../db/migrate.js';
 import type { Sql } from '../db/sql.js';
 import { pgWakeups, silentWakeups, type Wakeups } from '../db/wakeups.js';
 import { toAppError } from '../errors.js';

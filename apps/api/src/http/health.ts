@@ -5,7 +5,7 @@ import { sendJson } from './send.js';
 
 export interface HealthOptions {
   /**
-   * The migrations the database has applied (db/applied-migrations.ts), asked on each check. Handed in by the
+   * The migrations the database has applied (`@petstore/migrations`' appliedMigrationNames), asked on each check. Handed in by the
    * composition root: a transport never imports db/ (docs/development.md#layers).
    */
   appliedMigrations: () => Promise<readonly string[]>;

@@ -2,10 +2,10 @@
 // CONNECT, header counts), over an in-memory PGlite, for the edge's rule tests and its raw-HTTP fuzzer.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyPendingMigrations, listMigrationNames } from '@petstore/migrations';
 import { scaled } from '../../../../tooling/vitest.shared.js';
 import { createApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
-import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { createHttpServer } from '../../src/server-limits.js';
 import { responseValidator, validatingListener } from './response-validator.js';

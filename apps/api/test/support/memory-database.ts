@@ -1,7 +1,7 @@
+import { applyPendingMigrations, listMigrationNames } from '@petstore/migrations';
 import type { Express } from 'express';
 import { type AppDeps, createApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
-import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { TEST_API_KEY } from './test-server.js';
 

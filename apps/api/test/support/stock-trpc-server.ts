@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyPendingMigrations } from '@petstore/migrations';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import { createOperationHandlers } from '../../src/app.js';
 import { openDatabase } from '../../src/db/database.js';
-import { applyPendingMigrations } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { createAppRouter } from '../../src/trpc/router.js';
 

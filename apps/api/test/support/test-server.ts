@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyPendingMigrations, listMigrationNames } from '@petstore/migrations';
 import { type AppDeps, createApp } from '../../src/app.js';
 import { EVENTS_DEFAULTS } from '../../src/config.js';
 import { type Database, type DatabaseKind, openDatabase } from '../../src/db/database.js';
-import { applyPendingMigrations, listMigrationNames } from '../../src/db/migrate.js';
 import { createPetFeed, type FollowOptions, type PetFeed } from '../../src/events/pet-feed.js';
 import { edgeListener } from '../../src/http/edge.js';
 import { callerIdentity, sha256 } from '../../src/keys/api-key-digest.js';

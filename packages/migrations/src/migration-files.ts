@@ -14,8 +14,9 @@ provider = "postgresql"
 `;
 
 /**
- * The absolute path of `prisma/<name>`, found by walking up from this file, which works from the sources
- * (apps/api/src/db) as from the build (apps/api/dist/db).
+ * The absolute path of `prisma/<name>`, found by walking up from this file to the repository's prisma/, which works
+ * from the sources (packages/migrations/src) as from the build (packages/migrations/dist), and so from the api's
+ * build too: Node runs a workspace dependency from its real path, not from the api's node_modules link.
  */
 export function findPrismaPath(name: 'migrations' | 'schema.prisma'): string {
   const start = dirname(fileURLToPath(import.meta.url));

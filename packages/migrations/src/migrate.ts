@@ -7,13 +7,11 @@
 // pglite-migration-adapter.ts (how the engine reaches each database), migration-diff.ts (authoring).
 import { existsSync } from 'node:fs';
 import type { SqlMigrationAwareDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
-import { migrationsAreCurrent } from './applied-migrations.js';
+import { type MigrationSql, migrationsAreCurrent } from './applied-migrations.js';
 import { findPrismaPath, readMigrations } from './migration-files.js';
 import { NO_FILTERS, withSchemaEngine } from './schema-engine.js';
-import type { Sql } from './sql.js';
 
 export type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-export { listMigrationNames } from './migration-files.js';
 
 /**
  * The PostgreSQL advisory lock (`pg_advisory_xact_lock`) held while migrating: "PetS" in ASCII.
@@ -27,7 +25,7 @@ export const MIGRATION_ADVISORY_LOCK_KEY = 0x50657453;
  * which is most of a key command's time), else {@link applyPendingMigrations} under its lock.
  */
 export async function migrateIfNeeded(database: {
-  sql: Sql;
+  sql: MigrationSql;
   migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
 }): Promise<{ applied: string[] }> {
   if (await migrationsAreCurrent(database.sql)) return { applied: [] };

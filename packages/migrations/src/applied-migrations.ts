@@ -2,22 +2,28 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findPrismaPath, listMigrationNames } from './migration-files.js';
-import { type Sql, statement } from './sql.js';
+
+/**
+ * What these checks need of a database: one statement's rows, as records keyed by column name (each statement
+ * below names its columns, and its rows are typed by those names). The api's `Sql` (apps/api/src/db/sql.ts) is
+ * one; so is a test's wrapper around PGlite's `query`.
+ */
+export interface MigrationSql {
+  rows(text: string): Promise<object[]>;
+}
 
 /**
  * The migrations Prisma's `_prisma_migrations` table records as applied: finished and not rolled back.
  *
- * Asked on `sql` (db/sql.ts), not through the Prisma client: /readyz asks it every second or so, and the client's
- * first query loads its WebAssembly query compiler, about 24 MB of resident memory that the server otherwise never
- * needs (issue 28). Its rows were the same either way: one column of text.
+ * Asked on `sql` (in the api, db/sql.ts), not through the Prisma client: /readyz asks it every second or so, and the
+ * client's first query loads its WebAssembly query compiler, about 24 MB of resident memory that the server otherwise
+ * never needs (issue 28). Its rows were the same either way: one column of text.
  */
-export async function appliedMigrationNames(sql: Sql): Promise<string[]> {
-  const rows = await sql.rows(
-    statement<{ name: string }>(
-      'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-    ),
-  );
-  return rows.map(({ name }) => name);
+export async function appliedMigrationNames(sql: MigrationSql): Promise<string[]> {
+  const applied = (await sql.rows(
+    'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+  )) as { name: string }[];
+  return applied.map(({ name }) => name);
 }
 
 /**
@@ -27,23 +33,21 @@ export async function appliedMigrationNames(sql: Sql): Promise<string[]> {
  * edited migration, a failed one, a missing table) answers false, and the engine decides as before.
  */
 export async function migrationsAreCurrent(
-  sql: Sql,
+  sql: MigrationSql,
   migrationsDir = findPrismaPath('migrations'),
 ): Promise<boolean> {
   // Asked first rather than caught: a missing table is, for every other statement, a database that cannot serve
-  // (42P01, logged at warn and retried: db/guarded-adapter.ts), but here only a new database.
-  const [table] = await sql.rows(
-    statement<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists"),
-  );
+  // (42P01, logged at warn and retried: the api's db/guarded-adapter.ts), but here only a new database.
+  const [table] = (await sql.rows("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists")) as {
+    exists: boolean;
+  }[];
   if (table?.exists !== true) return false; // no table yet: a new database
-  const rows = await sql.rows(
-    statement<{ name: string; checksum: string; finished: boolean; rolledBack: boolean }>(
-      'SELECT migration_name AS name, checksum, finished_at IS NOT NULL AS finished, ' +
-        'rolled_back_at IS NOT NULL AS "rolledBack" FROM _prisma_migrations',
-    ),
-  );
+  const recorded = (await sql.rows(
+    'SELECT migration_name AS name, checksum, finished_at IS NOT NULL AS finished, ' +
+      'rolled_back_at IS NOT NULL AS "rolledBack" FROM _prisma_migrations',
+  )) as { name: string; checksum: string; finished: boolean; rolledBack: boolean }[];
   const applied = new Map<string, string>();
-  for (const { name, checksum, finished, rolledBack } of rows) {
+  for (const { name, checksum, finished, rolledBack } of recorded) {
     if (rolledBack) continue;
     if (!finished) return false; // a failed migration: the engine reports it
     applied.set(name, checksum);

@@ -1,0 +1,336 @@
+// The committed migrations (prisma/migrations) on the api's databases, applied by @petstore/migrations as start-up
+// applies them: on PostgreSQL the whole path (pgMigrationAdapter, the advisory lock, a failing script applied not
+// at all), the Prisma client on the result, the indexes the statements rely on, and the migrations that move data,
+// checked with the api's own code. The tooling on PGlite, and the migrations against the schema (no drift), are
+// packages/migrations' own tests.
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import {
+  applyPendingMigrations,
+  findPrismaPath,
+  MIGRATION_ADVISORY_LOCK_KEY,
+  pgMigrationAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@petstore/migrations';
+import { pgliteMigrationAdapter } from '@petstore/migrations/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timeouts } from '../../../../tooling/vitest.shared.js';
+import { createTestDatabase } from '../../test/support/test-database.js';
+import { sequenceEvents } from '../events/pet-events.store.js';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { idempotencyKeyHash } from '../idempotency/idempotency.js';
+import { createAdapterSql } from './sql.js';
+
+const migrationsDir = findPrismaPath('migrations');
+const committed = readdirSync(migrationsDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+const checksumOf = (dir: string, name: string) =>
+  createHash('sha256')
+    .update(readFileSync(join(dir, name, 'migration.sql')))
+    .digest('hex');
+
+/** A copy of the committed migrations to tamper with; removed after the run. */
+function migrationsCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-migrations-'));
+  cpSync(migrationsDir, dir, { recursive: true });
+  return dir;
+}
+const copies: string[] = [];
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('on PostgreSQL', () => {
+  let opened:
+    | {
+        migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
+        prisma: PrismaClient;
+        client: pg.Client;
+        drop(): Promise<void>;
+      }
+    | undefined;
+  const db = () => {
+    if (!opened) throw new Error('beforeAll did not open the database');
+    const { migrationAdapter, prisma, client } = opened;
+    return {
+      migrationAdapter,
+      prisma,
+      query: async (sql: string) => (await client.query<Record<string, unknown>>(sql)).rows,
+    };
+  };
+  beforeAll(async () => {
+    const database = await createTestDatabase('migrate');
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    opened = {
+      migrationAdapter: pgMigrationAdapter(database.url),
+      prisma: new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) }),
+      client,
+      drop: () => database.drop(),
+    };
+  });
+  afterAll(async () => {
+    await opened?.prisma.$disconnect();
+    await opened?.client.end();
+    await opened?.drop();
+  });
+
+  it('applies the committed migrations once, even to two migrators starting together', async () => {
+    const runs = await Promise.all([
+      applyPendingMigrations(db().migrationAdapter),
+      applyPendingMigrations(db().migrationAdapter),
+    ]);
+    expect(runs.map((run) => run.applied.join()).sort()).toEqual(['', committed.join()]);
+    expect(await applyPendingMigrations(db().migrationAdapter)).toEqual({ applied: [] });
+  });
+
+  it("records them in _prisma_migrations as 'prisma migrate deploy' does", async () => {
+    const rows = await db().query(
+      'SELECT migration_name, checksum, finished_at, rolled_back_at, logs, applied_steps_count ' +
+        'FROM _prisma_migrations ORDER BY started_at',
+    );
+    expect(rows).toEqual(
+      committed.map((name) => ({
+        migration_name: name,
+        checksum: checksumOf(migrationsDir, name),
+        finished_at: expect.any(Date),
+        rolled_back_at: null,
+        logs: null,
+        applied_steps_count: 1,
+      })),
+    );
+  });
+
+  it('gives the Prisma client a schema it can create and count pets in', async () => {
+    const pet = await db().prisma.pet.create({
+      data: { name: 'Rex', categoryId: 7n, status: 'available' },
+    });
+    expect(pet).toMatchObject({ id: expect.any(BigInt), name: 'Rex', categoryId: 7n, status: 'available' });
+    expect(await db().prisma.pet.count()).toBe(1);
+  });
+
+  it('refuses to run, applying nothing, once an applied migration was modified', async () => {
+    const dir = migrationsCopy();
+    copies.push(dir);
+    const [first] = committed;
+    appendFileSync(join(dir, `${first}`, 'migration.sql'), '\n-- edited after the fact\n');
+    mkdirSync(join(dir, '99999999999999_next'));
+    writeFileSync(join(dir, '99999999999999_next', 'migration.sql'), 'CREATE TABLE next (id int);');
+
+    await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toThrow(
+      `Refusing to migrate: ${first} changed after being applied to this database`,
+    );
+    expect(await db().query(`SELECT to_regclass('next') AS next`)).toEqual([{ next: null }]);
+  });
+
+  it('makes a migrator wait while another one holds the migration lock', async () => {
+    await db().query(`SELECT pg_advisory_lock(${MIGRATION_ADVISORY_LOCK_KEY})`);
+    let settled = false;
+    const run = applyPendingMigrations(db().migrationAdapter).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(settled).toBe(false);
+    await db().query(`SELECT pg_advisory_unlock(${MIGRATION_ADVISORY_LOCK_KEY})`);
+    expect(await run).toEqual({ applied: [] });
+  });
+
+  // A tenth of the pets available, most sold. (For a status that most rows have, the planner rightly
+  // prefers walking the primary key and filtering: also sort-free, and it stops after a few rows.)
+  it('serves a page of one status from pets_status_id_idx, in index order: no Sort node', async () => {
+    await db().query(
+      `INSERT INTO pets (name, category_id, status)
+       SELECT 'pet ' || i, i % 5,
+              (CASE i % 10 WHEN 0 THEN 'available' WHEN 1 THEN 'pending' WHEN 2 THEN NULL ELSE 'sold' END)::pet_status
+       FROM generate_series(1, 2000) AS i`,
+    );
+    await db().query('ANALYZE pets');
+    const [
+      {
+        'QUERY PLAN': [explained],
+      },
+    ] = (await db().query(
+      `EXPLAIN (FORMAT JSON) SELECT id, name, category_id, status, created_at
+       FROM pets WHERE status = 'available' ORDER BY id LIMIT 20`,
+    )) as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
+    const nodes = planNodes(explained.Plan);
+    expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
+    expect(nodes).toContainEqual(
+      expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'pets_status_id_idx' }),
+    );
+  });
+
+  // Last: it leaves the database with a failed migration, which blocks further migrations.
+  it('applies a failing migration not at all, and then stops, as Prisma does (P3009)', async () => {
+    const dir = migrationsCopy();
+    copies.push(dir);
+    mkdirSync(join(dir, '99999999999999_broken'));
+    writeFileSync(
+      join(dir, '99999999999999_broken', 'migration.sql'),
+      "CREATE TABLE broken (id int);\nINSERT INTO broken VALUES ('not; a number');\n",
+    );
+
+    await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toThrow(
+      'invalid input syntax for type integer: "not; a number"',
+    );
+    expect(await db().query(`SELECT to_regclass('broken') AS broken`)).toEqual([{ broken: null }]);
+    expect(
+      await db().query(
+        `SELECT finished_at, logs IS NOT NULL AS logged FROM _prisma_migrations WHERE migration_name = '99999999999999_broken'`,
+      ),
+    ).toEqual([{ finished_at: null, logged: true }]);
+    await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toMatchObject(
+      {
+        code: 'P3009',
+      },
+    );
+  });
+});
+
+describe('on in-memory PGlite', () => {
+  it(
+    'gives the Prisma client a schema it can create and count pets in',
+    async () => {
+      const pglite = new PGlite();
+      const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+      try {
+        await applyPendingMigrations(pgliteMigrationAdapter(pglite));
+        const pet = await prisma.pet.create({ data: { name: 'Rex', categoryId: 7n, status: 'available' } });
+        expect(pet).toMatchObject({
+          id: expect.any(BigInt),
+          name: 'Rex',
+          categoryId: 7n,
+          status: 'available',
+        });
+        expect(await prisma.pet.count()).toBe(1);
+      } finally {
+        await prisma.$disconnect();
+        await pglite.close();
+      }
+    },
+    timeouts.server,
+  );
+});
+
+describe('the migration that moved idempotency keys onto pets', () => {
+  const moving = committed.find((name) => name.endsWith('_idempotency_keys_on_pets'));
+  it('carries every live key over to its pet, as the api hashes it, and drops expired ones', async () => {
+    if (moving === undefined) throw new Error('no *_idempotency_keys_on_pets migration');
+    // A database as it was before: every migration up to (not including) the one under test.
+    const before = migrationsCopy();
+    copies.push(before);
+    for (const name of committed.filter((name) => name >= moving))
+      rmSync(join(before, name), { recursive: true });
+    const pglite = new PGlite();
+    try {
+      await applyPendingMigrations(pgliteMigrationAdapter(pglite), { migrationsDir: before });
+      await pglite.exec(`
+        INSERT INTO pets (id, name, category_id, status) VALUES (1, 'Kept', 9007199254740993, 'available'),
+          (2, 'Expired', 1, NULL), (3, 'Keyless', 1, NULL);
+        -- 'db:7': a caller identity of that time (issued key 7); the migration hashes whatever is stored.
+        INSERT INTO idempotency_keys (caller, key, fingerprint, response_status, response_body, expires_at) VALUES
+          ('db:7', 'live-key', '${'ab'.repeat(32)}', 201, '{"id":1,"name":"Kept","categoryId":9007199254740993}',
+           now() + interval '1 hour'),
+          ('db:7', 'old-key', '${'cd'.repeat(32)}', 201, '{"id":2,"name":"Expired","categoryId":1}',
+           now() - interval '1 second');`);
+      expect(await applyPendingMigrations(pgliteMigrationAdapter(pglite))).toEqual({
+        applied: committed.filter((name) => name >= moving),
+      });
+      const { rows } = await pglite.query<{
+        id: number;
+        hash: Uint8Array | null;
+        fingerprint: Uint8Array | null;
+      }>(
+        'SELECT id::int, idempotency_key_hash AS hash, idempotency_fingerprint AS fingerprint FROM pets ORDER BY id',
+      );
+      expect(
+        rows.map((row) => [
+          row.id,
+          row.hash && Buffer.from(row.hash),
+          row.fingerprint && Buffer.from(row.fingerprint),
+        ]),
+      ).toEqual([
+        [1, idempotencyKeyHash('db:7', 'live-key'), Buffer.from('ab'.repeat(32), 'hex')],
+        [2, null, null],
+        [3, null, null],
+      ]);
+      expect((await pglite.query(`SELECT to_regclass('idempotency_keys') AS t`)).rows).toEqual([{ t: null }]);
+    } finally {
+      await pglite.close();
+    }
+  });
+});
+
+describe('the migration that numbers the change feed from pets (pet_events_from_pets)', () => {
+  const moving = committed.find((name) => name.endsWith('_pet_events_from_pets'));
+  it('numbers the events the trigger wrote, in its order, drops the trigger and numbers later pets once', async () => {
+    if (moving === undefined) throw new Error('no *_pet_events_from_pets migration');
+    const before = migrationsCopy();
+    copies.push(before);
+    for (const name of committed.filter((name) => name >= moving))
+      rmSync(join(before, name), { recursive: true });
+    const pglite = new PGlite();
+    try {
+      await applyPendingMigrations(pgliteMigrationAdapter(pglite), { migrationsDir: before });
+      // Three pets by the trigger of that time: the first event numbered (7, past a horizon of 5), two not yet.
+      await pglite.exec(`
+        UPDATE pet_event_horizon SET pruned_through = 5;
+        INSERT INTO pets (name, category_id) VALUES ('One', 1);
+        UPDATE pet_events SET id = 7;
+        INSERT INTO pets (name, category_id) VALUES ('Two', 2);
+        INSERT INTO pets (name, category_id) VALUES ('Three', 3);`);
+      expect(await applyPendingMigrations(pgliteMigrationAdapter(pglite))).toEqual({
+        applied: committed.filter((name) => name >= moving),
+      });
+      const events = async () =>
+        (await pglite.query<{ id: number; name: string }>('SELECT id::int, name FROM pet_events ORDER BY id'))
+          .rows;
+      expect(await events()).toEqual([
+        { id: 7, name: 'One' },
+        { id: 8, name: 'Two' },
+        { id: 9, name: 'Three' },
+      ]);
+      // No trigger any more: a pet inserted now has no event until the sequencer writes it, once.
+      await pglite.exec(`INSERT INTO pets (name, category_id) VALUES ('Four', 4)`);
+      expect(await events()).toHaveLength(3);
+      const sql = createAdapterSql(await new PrismaPGlite(pglite).connect());
+      expect(await sequenceEvents(sql, 1000)).toBe(1);
+      expect(await sequenceEvents(sql, 1000)).toBe(0);
+      expect(await events()).toEqual([
+        { id: 7, name: 'One' },
+        { id: 8, name: 'Two' },
+        { id: 9, name: 'Three' },
+        { id: 10, name: 'Four' },
+      ]);
+    } finally {
+      await pglite.close();
+    }
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
