@@ -229,18 +229,24 @@ describe('on in-memory PGlite', () => {
   );
 });
 
+/** An in-memory database at the migration before the one named `*_<suffix>` (that one and later ones not applied). */
+async function databaseBefore(suffix: string): Promise<{ pglite: PGlite; moving: string }> {
+  const moving = committed.find((name) => name.endsWith(`_${suffix}`));
+  if (moving === undefined) throw new Error(`no *_${suffix} migration`);
+  const before = migrationsCopy();
+  copies.push(before);
+  for (const name of committed.filter((name) => name >= moving))
+    rmSync(join(before, name), { recursive: true });
+  const pglite = new PGlite();
+  await applyPendingMigrations(pgliteMigrationAdapter(pglite), { migrationsDir: before });
+  return { pglite, moving };
+}
+
 describe('the migration that moved idempotency keys onto pets', () => {
-  const moving = committed.find((name) => name.endsWith('_idempotency_keys_on_pets'));
   it('carries every live key over to its pet, as the api hashes it, and drops expired ones', async () => {
-    if (moving === undefined) throw new Error('no *_idempotency_keys_on_pets migration');
     // A database as it was before: every migration up to (not including) the one under test.
-    const before = migrationsCopy();
-    copies.push(before);
-    for (const name of committed.filter((name) => name >= moving))
-      rmSync(join(before, name), { recursive: true });
-    const pglite = new PGlite();
+    const { pglite, moving } = await databaseBefore('idempotency_keys_on_pets');
     try {
-      await applyPendingMigrations(pgliteMigrationAdapter(pglite), { migrationsDir: before });
       await pglite.exec(`
         INSERT INTO pets (id, name, category_id, status) VALUES (1, 'Kept', 9007199254740993, 'available'),
           (2, 'Expired', 1, NULL), (3, 'Keyless', 1, NULL);
@@ -279,16 +285,9 @@ describe('the migration that moved idempotency keys onto pets', () => {
 });
 
 describe('the migration that numbers the change feed from pets (pet_events_from_pets)', () => {
-  const moving = committed.find((name) => name.endsWith('_pet_events_from_pets'));
   it('numbers the events the trigger wrote, in its order, drops the trigger and numbers later pets once', async () => {
-    if (moving === undefined) throw new Error('no *_pet_events_from_pets migration');
-    const before = migrationsCopy();
-    copies.push(before);
-    for (const name of committed.filter((name) => name >= moving))
-      rmSync(join(before, name), { recursive: true });
-    const pglite = new PGlite();
+    const { pglite, moving } = await databaseBefore('pet_events_from_pets');
     try {
-      await applyPendingMigrations(pgliteMigrationAdapter(pglite), { migrationsDir: before });
       // Three pets by the trigger of that time: the first event numbered (7, past a horizon of 5), two not yet.
       await pglite.exec(`
         UPDATE pet_event_horizon SET pruned_through = 5;
