@@ -106,14 +106,11 @@ function checkAnnotations(json: unknown, values: unknown): void {
     if (type !== 'bigint' && type !== 'number' && type !== 'undefined') {
       throw refused(`${where}tRPC input annotations may only mark bigint (or undefined) values`);
     }
-    let target: unknown = json;
-    for (const segment of segments) {
-      // An annotation for a field the input does not have would be dropped silently by superjson: refused.
-      if (!(isRecord(target) || Array.isArray(target)) || !Object.hasOwn(target, segment)) {
-        throw refused(`${where}tRPC input annotation names a field the input does not have`);
-      }
-      target = (target as never)[segment];
-    }
+    // An annotation for a field the input does not have would be dropped silently by superjson: refused. (Parsed
+    // JSON holds no undefined value, so undefined here is a missing field.)
+    const target = valueAt(json, segments);
+    if (target === undefined)
+      throw refused(`${where}tRPC input annotation names a field the input does not have`);
     // superjson writes an undefined value as null and marks it; a mark on anything else would replace it.
     if (type === 'undefined') {
       if (target !== null) throw refused(`${where}tRPC input marks as undefined a value that is not null`);
