@@ -1,34 +1,24 @@
-// The committed migrations (prisma/migrations) on the api's databases, applied by @petstore/migrations as start-up
-// applies them: on PostgreSQL the whole path (pgMigrationAdapter, the advisory lock, a failing script applied not
-// at all), the Prisma client on the result, the indexes the statements rely on, and the migrations that move data,
-// checked with the api's own code. The tooling on PGlite, and the migrations against the schema (no drift), are
-// packages/migrations' own tests.
-import { createHash } from 'node:crypto';
-import {
-  appendFileSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+// The committed migrations (prisma/migrations) on the api's databases: the tooling's tests on PostgreSQL
+// (@petstore/migrations/testing; the package runs them on PGlite), the advisory lock, the Prisma client on the
+// result, the indexes the statements rely on, and the migrations that move data, checked with the api's own code.
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import {
   applyPendingMigrations,
-  findPrismaPath,
   MIGRATION_ADVISORY_LOCK_KEY,
   pgMigrationAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
 } from '@petstore/migrations';
 import { pgliteMigrationAdapter } from '@petstore/migrations/pglite';
+import {
+  committedMigrations as committed,
+  describeMigrationTooling,
+  migrationsCopy,
+} from '@petstore/migrations/testing';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { createTestDatabase } from '../../test/support/test-database.js';
 import { sequenceEvents } from '../events/pet-events.store.js';
@@ -36,173 +26,82 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { idempotencyKeyHash } from '../idempotency/idempotency.js';
 import { createAdapterSql } from './sql.js';
 
-const migrationsDir = findPrismaPath('migrations');
-const committed = readdirSync(migrationsDir, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name)
-  .sort();
-const checksumOf = (dir: string, name: string) =>
-  createHash('sha256')
-    .update(readFileSync(join(dir, name, 'migration.sql')))
-    .digest('hex');
-
-/** A copy of the committed migrations to tamper with; removed after the run. */
-function migrationsCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-migrations-'));
-  cpSync(migrationsDir, dir, { recursive: true });
-  return dir;
-}
-const copies: string[] = [];
-afterAll(() => {
-  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
-});
-
-describe('on PostgreSQL', () => {
-  let opened:
-    | {
-        migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
-        prisma: PrismaClient;
-        client: pg.Client;
-        drop(): Promise<void>;
-      }
-    | undefined;
-  const db = () => {
-    if (!opened) throw new Error('beforeAll did not open the database');
-    const { migrationAdapter, prisma, client } = opened;
-    return {
-      migrationAdapter,
-      prisma,
-      query: async (sql: string) => (await client.query<Record<string, unknown>>(sql)).rows,
-    };
-  };
-  beforeAll(async () => {
-    const database = await createTestDatabase('migrate');
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    opened = {
-      migrationAdapter: pgMigrationAdapter(database.url),
-      prisma: new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) }),
-      client,
-      drop: () => database.drop(),
-    };
-  });
-  afterAll(async () => {
-    await opened?.prisma.$disconnect();
-    await opened?.client.end();
-    await opened?.drop();
-  });
-
-  it('applies the committed migrations once, even to two migrators starting together', async () => {
-    const runs = await Promise.all([
-      applyPendingMigrations(db().migrationAdapter),
-      applyPendingMigrations(db().migrationAdapter),
-    ]);
-    expect(runs.map((run) => run.applied.join()).sort()).toEqual(['', committed.join()]);
-    expect(await applyPendingMigrations(db().migrationAdapter)).toEqual({ applied: [] });
-  });
-
-  it("records them in _prisma_migrations as 'prisma migrate deploy' does", async () => {
-    const rows = await db().query(
-      'SELECT migration_name, checksum, finished_at, rolled_back_at, logs, applied_steps_count ' +
-        'FROM _prisma_migrations ORDER BY started_at',
-    );
-    expect(rows).toEqual(
-      committed.map((name) => ({
-        migration_name: name,
-        checksum: checksumOf(migrationsDir, name),
-        finished_at: expect.any(Date),
-        rolled_back_at: null,
-        logs: null,
-        applied_steps_count: 1,
-      })),
-    );
-  });
-
-  it('gives the Prisma client a schema it can create and count pets in', async () => {
-    const pet = await db().prisma.pet.create({
-      data: { name: 'Rex', categoryId: 7n, status: 'available' },
+let opened: { prisma: PrismaClient; client: pg.Client; drop(): Promise<void> } | undefined;
+const prisma = () => {
+  if (!opened) throw new Error('beforeAll did not open the database');
+  return opened.prisma;
+};
+describeMigrationTooling(
+  'on PostgreSQL',
+  {
+    open: async () => {
+      const database = await createTestDatabase('migrate');
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      opened = {
+        prisma: new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) }),
+        client,
+        drop: () => database.drop(),
+      };
+      return {
+        migrationAdapter: pgMigrationAdapter(database.url),
+        query: async (sql) => (await client.query<Record<string, unknown>>(sql)).rows,
+      };
+    },
+    close: async () => {
+      await opened?.prisma.$disconnect();
+      await opened?.client.end();
+      await opened?.drop();
+    },
+    timeout: timeouts.hook,
+  },
+  (db) => {
+    it('gives the Prisma client a schema it can create and count pets in', async () => {
+      const pet = await prisma().pet.create({
+        data: { name: 'Rex', categoryId: 7n, status: 'available' },
+      });
+      expect(pet).toMatchObject({ id: expect.any(BigInt), name: 'Rex', categoryId: 7n, status: 'available' });
+      expect(await prisma().pet.count()).toBe(1);
     });
-    expect(pet).toMatchObject({ id: expect.any(BigInt), name: 'Rex', categoryId: 7n, status: 'available' });
-    expect(await db().prisma.pet.count()).toBe(1);
-  });
 
-  it('refuses to run, applying nothing, once an applied migration was modified', async () => {
-    const dir = migrationsCopy();
-    copies.push(dir);
-    const [first] = committed;
-    appendFileSync(join(dir, `${first}`, 'migration.sql'), '\n-- edited after the fact\n');
-    mkdirSync(join(dir, '99999999999999_next'));
-    writeFileSync(join(dir, '99999999999999_next', 'migration.sql'), 'CREATE TABLE next (id int);');
-
-    await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toThrow(
-      `Refusing to migrate: ${first} changed after being applied to this database`,
-    );
-    expect(await db().query(`SELECT to_regclass('next') AS next`)).toEqual([{ next: null }]);
-  });
-
-  it('makes a migrator wait while another one holds the migration lock', async () => {
-    await db().query(`SELECT pg_advisory_lock(${MIGRATION_ADVISORY_LOCK_KEY})`);
-    let settled = false;
-    const run = applyPendingMigrations(db().migrationAdapter).finally(() => {
-      settled = true;
+    it('makes a migrator wait while another one holds the migration lock', async () => {
+      await db().query(`SELECT pg_advisory_lock(${MIGRATION_ADVISORY_LOCK_KEY})`);
+      let settled = false;
+      const run = applyPendingMigrations(db().migrationAdapter).finally(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(settled).toBe(false);
+      await db().query(`SELECT pg_advisory_unlock(${MIGRATION_ADVISORY_LOCK_KEY})`);
+      expect(await run).toEqual({ applied: [] });
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(settled).toBe(false);
-    await db().query(`SELECT pg_advisory_unlock(${MIGRATION_ADVISORY_LOCK_KEY})`);
-    expect(await run).toEqual({ applied: [] });
-  });
 
-  // A tenth of the pets available, most sold. (For a status that most rows have, the planner rightly
-  // prefers walking the primary key and filtering: also sort-free, and it stops after a few rows.)
-  it('serves a page of one status from pets_status_id_idx, in index order: no Sort node', async () => {
-    await db().query(
-      `INSERT INTO pets (name, category_id, status)
+    // A tenth of the pets available, most sold. (For a status that most rows have, the planner rightly
+    // prefers walking the primary key and filtering: also sort-free, and it stops after a few rows.)
+    it('serves a page of one status from pets_status_id_idx, in index order: no Sort node', async () => {
+      await db().query(
+        `INSERT INTO pets (name, category_id, status)
        SELECT 'pet ' || i, i % 5,
               (CASE i % 10 WHEN 0 THEN 'available' WHEN 1 THEN 'pending' WHEN 2 THEN NULL ELSE 'sold' END)::pet_status
        FROM generate_series(1, 2000) AS i`,
-    );
-    await db().query('ANALYZE pets');
-    const [
-      {
-        'QUERY PLAN': [explained],
-      },
-    ] = (await db().query(
-      `EXPLAIN (FORMAT JSON) SELECT id, name, category_id, status, created_at
+      );
+      await db().query('ANALYZE pets');
+      const [
+        {
+          'QUERY PLAN': [explained],
+        },
+      ] = (await db().query(
+        `EXPLAIN (FORMAT JSON) SELECT id, name, category_id, status, created_at
        FROM pets WHERE status = 'available' ORDER BY id LIMIT 20`,
-    )) as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
-    const nodes = planNodes(explained.Plan);
-    expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
-    expect(nodes).toContainEqual(
-      expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'pets_status_id_idx' }),
-    );
-  });
-
-  // Last: it leaves the database with a failed migration, which blocks further migrations.
-  it('applies a failing migration not at all, and then stops, as Prisma does (P3009)', async () => {
-    const dir = migrationsCopy();
-    copies.push(dir);
-    mkdirSync(join(dir, '99999999999999_broken'));
-    writeFileSync(
-      join(dir, '99999999999999_broken', 'migration.sql'),
-      "CREATE TABLE broken (id int);\nINSERT INTO broken VALUES ('not; a number');\n",
-    );
-
-    await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toThrow(
-      'invalid input syntax for type integer: "not; a number"',
-    );
-    expect(await db().query(`SELECT to_regclass('broken') AS broken`)).toEqual([{ broken: null }]);
-    expect(
-      await db().query(
-        `SELECT finished_at, logs IS NOT NULL AS logged FROM _prisma_migrations WHERE migration_name = '99999999999999_broken'`,
-      ),
-    ).toEqual([{ finished_at: null, logged: true }]);
-    await expect(applyPendingMigrations(db().migrationAdapter, { migrationsDir: dir })).rejects.toMatchObject(
-      {
-        code: 'P3009',
-      },
-    );
-  });
-});
+      )) as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
+      const nodes = planNodes(explained.Plan);
+      expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
+      expect(nodes).toContainEqual(
+        expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'pets_status_id_idx' }),
+      );
+    });
+  },
+);
 
 describe('on in-memory PGlite', () => {
   it(
@@ -234,7 +133,6 @@ async function databaseBefore(suffix: string): Promise<{ pglite: PGlite; moving:
   const moving = committed.find((name) => name.endsWith(`_${suffix}`));
   if (moving === undefined) throw new Error(`no *_${suffix} migration`);
   const before = migrationsCopy();
-  copies.push(before);
   for (const name of committed.filter((name) => name >= moving))
     rmSync(join(before, name), { recursive: true });
   const pglite = new PGlite();
