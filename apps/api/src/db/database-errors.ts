@@ -12,10 +12,7 @@ import { Prisma } from '../generated/prisma/client.js';
 
 /** Why the database could not serve a statement, when that is the reason it failed. */
 export interface DatabaseUnavailable {
-  /**
-   * The SQLSTATE when the server sent one (`57P01`), otherwise what we know: a socket errno (`ECONNRESET`), a
-   * driver-adapter kind (`ConnectionClosed`), a Prisma code (`P2024`) or a short phrase (`pool acquire timeout`).
-   */
+  /** The SQLSTATE (`57P01`), else a socket errno, a driver-adapter kind, a Prisma code or a short phrase. */
   reason: string;
   /**
    * True when the statement may have reached the server before the connection was lost: a write may or may not

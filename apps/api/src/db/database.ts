@@ -19,12 +19,7 @@ export type { PrismaClient };
 export type DatabaseKind = 'postgresql' | 'pglite';
 
 /** The pool's connections at a metrics scrape (observability/metrics.ts); `waiting` counts queries, `max` is its size. */
-export interface PoolStats {
-  total: number;
-  idle: number;
-  waiting: number;
-  max: number;
-}
+export type PoolStats = Record<'total' | 'idle' | 'waiting' | 'max', number>;
 
 /** An open database; both kinds run the same Prisma client, migrations and hot statements (db/sql.ts). */
 export interface Database {
@@ -37,7 +32,6 @@ export interface Database {
   statements(): 'named' | 'unnamed';
   /** The reads' routing to DATABASE_READ_URL's replicas, when it lists any (PostgreSQL only). */
   replicas?: ReadReplicas;
-  /** What the schema engine migrates through. */
   migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
   /** PostgreSQL only: PGlite runs one statement at a time, with no pool to watch. */
   poolStats?: () => PoolStats;

@@ -24,18 +24,19 @@ const READ = /^\s*select\b/i;
 
 function logUnavailable(
   logger: Logger,
-  unavailable: DatabaseUnavailable,
-  error: unknown,
-  context: { statement: string; retried: boolean },
+  { reason, outcomeUnknown }: DatabaseUnavailable,
+  err: unknown,
+  statement: string,
+  retried: boolean,
 ): void {
   logger.warn(
     {
-      sqlstate: /^[0-9A-Z]{5}$/.test(unavailable.reason) ? unavailable.reason : undefined,
-      reason: unavailable.reason,
-      outcomeUnknown: unavailable.outcomeUnknown,
-      retried: context.retried,
-      statement: context.statement.slice(0, 60),
-      err: error,
+      sqlstate: /^[0-9A-Z]{5}$/.test(reason) ? reason : undefined,
+      reason,
+      outcomeUnknown,
+      retried,
+      statement: statement.slice(0, 60),
+      err,
     },
     'database unavailable for a statement (the request answers 503)',
   );
@@ -58,7 +59,7 @@ export async function guarded<T>(
     // A time limit hit is a stuck or partitioned database, not a dead connection: a second try would only
     // double the caller's wait (and the stall's load), so it answers 503 at once.
     if (!options.retryReads || unavailable.timedOut || !READ.test(statement)) {
-      logUnavailable(options.logger, unavailable, error, { statement, retried: false });
+      logUnavailable(options.logger, unavailable, error, statement, false);
       throw error;
     }
     try {
@@ -70,7 +71,7 @@ export async function guarded<T>(
       return result;
     } catch (again) {
       const still = classifyDatabaseError(again);
-      if (still !== undefined) logUnavailable(options.logger, still, again, { statement, retried: true });
+      if (still !== undefined) logUnavailable(options.logger, still, again, statement, true);
       throw again;
     }
   }

@@ -27,15 +27,14 @@ export interface Replica {
   replayPosition(): Promise<string | null>;
 }
 
-export interface ReadReplicasOptions {
+interface ReadReplicasOptions {
   primary: Sql;
   /** `pg_current_wal_lsn()` on the primary, unguarded. */
   primaryPosition(): Promise<string>;
   replicas: readonly Replica[];
   logger: Logger;
-  /** A replica further behind than this is skipped. */
+  /** A replica further behind than this is skipped; positions are polled every `pollMs`. */
   maxLagMs: number;
-  /** How often the replicas' positions are read. */
   pollMs?: number;
 }
 
@@ -44,7 +43,6 @@ export interface ReadReplicas {
   reads: Sql;
   /** After a write on the primary: its position goes back to the client with the response. */
   afterWrite(): Promise<void>;
-  /** Reads so far by route. */
   routes(): ReadonlyMap<ReadRoute, number>;
   /** Runs `handle` with the request's position (its Petstore-Read-After header) and its response. */
   withRequest(

@@ -129,15 +129,7 @@ export type StatementMode = 'auto' | 'named' | 'unnamed';
 /** SQLSTATEs of a prepared name that the server connection does not have, or has for another statement. */
 const NAME_CLASHES = new Set(['42P05', '26000']);
 
-export interface StatementNamer {
-  /** The name for a statement text ('' is pg's unnamed statement); on the adapter path, statementNameGenerator. */
-  name(query: { sql: string }): string;
-  readonly named: boolean;
-  /** Stops naming statements from now on. */
-  unname(): void;
-  /** In `auto` mode, on a name clash: stops naming, calls `onFallBack` once, and returns true (send it again). */
-  fallBackOn(error: unknown): boolean;
-}
+type StatementNamer = ReturnType<typeof createStatementNamer>;
 
 /**
  * Names for prepared statements, one per distinct text, so PostgreSQL plans each once per connection. Bounded:
@@ -146,11 +138,12 @@ export interface StatementNamer {
 export function createStatementNamer(
   mode: StatementMode,
   { max = 64, onFallBack = () => {} }: { max?: number; onFallBack?: (sqlstate: string) => void } = {},
-): StatementNamer {
+) {
   const names = new Map<string, string>();
   let named = mode !== 'unnamed';
   return {
-    name({ sql }) {
+    /** The name for a statement text ('' is pg's unnamed statement); on the adapter path, statementNameGenerator. */
+    name({ sql }: { sql: string }): string {
       if (!named) return '';
       let name = names.get(sql);
       if (name === undefined && names.size < max) {
@@ -165,7 +158,8 @@ export function createStatementNamer(
     unname() {
       named = false;
     },
-    fallBackOn(error) {
+    /** In `auto` mode, on a name clash: stops naming, calls `onFallBack` once, and returns true (send it again). */
+    fallBackOn(error: unknown): boolean {
       const sqlstate = sqlStateOf(error);
       if (mode !== 'auto' || sqlstate === undefined || !NAME_CLASHES.has(sqlstate)) return false;
       // Statements named before the switch may still fail this way: each is sent again; the log says it once.

@@ -42,36 +42,28 @@ export function silentWakeups(): Wakeups {
   return { subscribe: () => () => {}, close: async () => {} };
 }
 
-export interface PgWakeupsOptions {
-  /** A direct connection to the primary (not through a transaction-mode pooler: notifications would not arrive). */
-  url: string;
-  logger: Logger;
-  /** First wait before reconnecting, doubled after each failed attempt up to `maxBackoffMs`. */
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
-  connectTimeoutMs?: number;
-}
-
 /**
- * `LISTEN pet_events` on a dedicated pg.Client (LISTEN belongs to one session: a pool would hand it back). A lost
- * connection is reconnected with backoff (a warning once per outage, an info line on recovery), and then every
- * subscriber is woken, since notifications sent meanwhile are lost. Never throws. `firstAttempt` resolves when the
- * first connection is listening or has failed.
+ * `LISTEN pet_events` on a dedicated pg.Client to `url`, a direct connection to the primary (LISTEN belongs to one
+ * session: a pool would hand it back). A lost connection is reconnected with backoff from `minBackoffMs` up to 5 s
+ * (a warning once per outage, an info line on recovery), and then every subscriber is woken, since notifications
+ * sent meanwhile are lost. Never throws. `firstAttempt` resolves when the first connection listens or has failed.
  */
 export function pgWakeups({
   url,
   logger,
   minBackoffMs = 100,
-  maxBackoffMs = 5_000,
-  connectTimeoutMs = 5_000,
-}: PgWakeupsOptions): Wakeups & { firstAttempt: Promise<void> } {
+}: {
+  url: string;
+  logger: Logger;
+  minBackoffMs?: number;
+}): Wakeups & { firstAttempt: Promise<void> } {
   const { promise: firstAttempt, resolve: firstAttemptDone } = Promise.withResolvers<void>();
   const fanOut = createFanOut();
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let backoffMs = minBackoffMs;
-  /** Set from the first failure of an outage until the next successful LISTEN. */
+  // From the first failure of an outage until the next successful LISTEN.
   let outageSince: number | undefined;
 
   const failed = (error: unknown, failedClient: pg.Client) => {
@@ -88,17 +80,13 @@ export function pgWakeups({
       );
     }
     retry = setTimeout(connect, backoffMs);
-    backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+    backoffMs = Math.min(backoffMs * 2, 5_000);
   };
 
   const connect = () => {
     retry = undefined;
     if (closed) return;
-    const next = new pg.Client({
-      connectionString: url,
-      connectionTimeoutMillis: connectTimeoutMs,
-      keepAlive: true,
-    });
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
     client = next;
     next.on('error', (error) => failed(error, next));
     next.on('end', () => failed(new Error('the LISTEN connection ended'), next));
