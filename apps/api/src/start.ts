@@ -152,7 +152,7 @@ function listenError(error: Error, variable: string, host: string, port: number)
   if (code === 'EADDRINUSE')
     return new ConfigError(
       `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
-        `Stop it, or choose another port: ${variable}=${port === 3000 ? 3001 : port + 1} (or ${variable}=0 for any free one).`,
+        `Stop it, or choose another port: ${variable}=${port + 1} (or ${variable}=0 for any free one).`,
     );
   if (code === 'EACCES')
     return new ConfigError(

@@ -61,12 +61,6 @@ function redactUrl(url: string): string {
   return parsed.toString();
 }
 
-interface CheckedPool {
-  pool: pg.Pool;
-  /** False when the pooler refused the start-up parameters and the pool connects without them. */
-  startupParameters: boolean;
-}
-
 /**
  * A pg pool with the api's time limits (each one a 503 when hit: docs/operations.md#database-restarts-and-failovers),
  * after one login: a pooler that does not list our start-up parameters in its ignore_startup_parameters (PgBouncer's
@@ -78,7 +72,7 @@ async function openPool(
   poolSize: number,
   limits: DatabaseLimits,
   logger: Logger,
-): Promise<CheckedPool> {
+): Promise<{ pool: pg.Pool; startupParameters: boolean }> {
   const open = (startupParameters: boolean) => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -127,7 +121,8 @@ async function openPool(
  * statement_timeout the pool asked for (a pooler that drops start-up parameters).
  */
 async function mayNameStatements(
-  { pool, startupParameters }: CheckedPool,
+  pool: pg.Pool,
+  startupParameters: boolean,
   mode: 'auto' | 'named',
   logger: Logger,
 ): Promise<boolean> {
@@ -205,8 +200,7 @@ export async function openDatabase({
   readMaxLagMs = 1_000,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
-    const checked = await openPool(databaseUrl, poolSize, limits, logger);
-    const { pool } = checked;
+    const { pool, startupParameters } = await openPool(databaseUrl, poolSize, limits, logger);
     const guard = { logger, retryReads: true };
     const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPg(pool), guard) });
     // Each pool's hot statements, guarded, and named unless a name clash shows a pooler in the way (db/sql.ts).
@@ -226,10 +220,12 @@ export async function openDatabase({
     };
     const { namer, sql } = openSql(databaseUrl, pool);
     if (statements !== 'unnamed') {
-      const named = await mayNameStatements(checked, statements, logger).catch(async (error: unknown) => {
-        await pool.end();
-        throw error;
-      });
+      const named = await mayNameStatements(pool, startupParameters, statements, logger).catch(
+        async (error: unknown) => {
+          await pool.end();
+          throw error;
+        },
+      );
       if (!named) namer.unname();
     }
     // Each replica has a pool of its own, with the same limits and statement mode (auto falls back on its own).
