@@ -3,45 +3,31 @@ import type { Database } from './db/database.js';
 import type { Health } from './http/health.js';
 import type { Logger } from './logger.js';
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   server: Server;
   database: Pick<Database, 'close'>;
   health: Pick<Health, 'startDraining'>;
   logger: Logger;
-  /**
-   * After the signal, how long the server keeps accepting and serving requests with /readyz at 503, so that
-   * load balancers take this instance out of rotation before it stops listening (SHUTDOWN_DRAIN_MS).
-   */
+  /** SHUTDOWN_DRAIN_MS: how long the server serves on with /readyz at 503 before it stops listening. */
   drainMs?: number;
-  /** Once the server stops listening, in-flight requests get this long to finish; then their connections are closed. */
-  drainDeadlineMs?: number;
-  /**
-   * Ends the open streams (the change feed's subscribers) when the server stops listening: a stream never
-   * finishes by itself, and its client reconnects to another instance and resumes from its last event.
-   */
+  /** Ends the open streams of the change feed, which never finish by themselves (clients resume elsewhere). */
   endStreams?: () => Promise<void>;
-  /** Other things to close with the database (the metrics server, the trace exporter), under the same timeout. */
+  /** Closed with the database (the metrics server, the trace exporter), under the same timeout. */
   closers?: readonly (() => Promise<void>)[];
-  /** Closing the database gets this long; then the process exits 1 anyway. */
-  databaseCloseTimeoutMs?: number;
 }
 
-/**
- * Graceful shutdown on SIGTERM and SIGINT: /readyz turns 503 first, and for `drainMs` the server goes on
- * accepting and serving every request as before, while the load balancer's health checks notice and stop
- * routing here. Then the server stops accepting connections and lets in-flight requests finish (until the
- * drain deadline, when the remaining connections are closed), then the database (and the closers) are closed
- * and the process exits 0. A close that hangs (a partitioned network) ends in exit 1 after its timeout; a
- * second signal exits 1 at once, during the drain period too.
- */
+// Once the server stops listening, in-flight requests get this long before their connections are closed; then the
+// database and the closers get the other, before the process exits 1 anyway.
+const DRAIN_DEADLINE_MS = 10_000;
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/** Graceful shutdown on SIGTERM and SIGINT, as docs/operations.md#health-outages-shutdown-logs-and-headers says. */
 export function exitGracefullyOnSignals({
   server,
   database,
   health,
   logger,
   drainMs = 0,
-  drainDeadlineMs = 10_000,
-  databaseCloseTimeoutMs = 5_000,
   closers = [],
   endStreams,
 }: ShutdownOptions): void {
@@ -65,7 +51,7 @@ export function exitGracefullyOnSignals({
     const deadline = setTimeout(() => {
       logger.warn('shutdown deadline reached: closing remaining connections');
       server.closeAllConnections();
-    }, drainDeadlineMs);
+    }, DRAIN_DEADLINE_MS);
     deadline.unref();
     // server.close() closes the connections idle at that moment only; a kept-alive connection whose request
     // finishes later would stay open for the keep-alive timeout (65 s). Close each as it becomes idle.
@@ -74,9 +60,9 @@ export function exitGracefullyOnSignals({
       clearTimeout(deadline);
       clearInterval(sweep);
       const hung = setTimeout(() => {
-        logger.error(`the database did not close within ${databaseCloseTimeoutMs} ms: exiting anyway`);
+        logger.error(`the database did not close within ${CLOSE_TIMEOUT_MS} ms: exiting anyway`);
         exit(1);
-      }, databaseCloseTimeoutMs);
+      }, CLOSE_TIMEOUT_MS);
       Promise.all(
         [() => database.close(), ...closers].map((close) =>
           close().catch((error: unknown) => logger.error({ err: error }, 'error while closing')),

@@ -11,7 +11,6 @@ import { capHeapGrowth } from './heap-tuning.js';
 import { publicServers } from './http/docs.js';
 import { createHealth } from './http/health.js';
 import { createLogger } from './logger.js';
-import type { Tracing } from './observability/request-tracer.js';
 import { createHttpServer } from './server-limits.js';
 import { exitGracefullyOnSignals } from './shutdown.js';
 
@@ -27,20 +26,13 @@ async function main(): Promise<void> {
   const config = parseConfig(process.env);
   const logger = createLogger(config.logLevel);
 
-  let apiKeys = config.apiKeys;
-  let devKey: string | undefined;
-  if (apiKeys === undefined) {
-    devKey = (await loadOrCreateDevApiKey(config.dataDir)).key;
-    apiKeys = [devKey];
-  }
+  const devKey = config.apiKeys === undefined ? await loadOrCreateDevApiKey(config.dataDir) : undefined;
 
   // Tracing first, so that Prisma's instrumentation is in place before the client exists. Its modules (and
   // prom-client's) are loaded only when configured: without them start-up and the request path are unchanged.
-  let tracing: Tracing | undefined;
-  if (config.tracing !== undefined) {
-    tracing = (await import('./observability/tracing.js')).startTracing(config.tracing);
+  const tracing = config.tracing && (await import('./observability/tracing.js')).startTracing(config.tracing);
+  if (config.tracing)
     logger.info({ tracesUrl: config.tracing.tracesUrl }, 'tracing on: spans are sent over OTLP/HTTP');
-  }
 
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -58,22 +50,13 @@ async function main(): Promise<void> {
     'database ready',
   );
 
-  const servers = publicServers(config);
   const migrations = await listMigrationNames();
   // The hot statements, each with a client span of its own when tracing is on (readiness's included).
   const sql = tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind);
-  const health = createHealth({
-    appliedMigrations: () => appliedMigrationNames(sql),
-    migrations,
-    logger,
-  });
+  const health = createHealth({ appliedMigrations: () => appliedMigrationNames(sql), migrations, logger });
   // The running environment's own public URL, when configured: what its Link headers point at.
   const publicUrl =
-    config.appEnv === 'production'
-      ? config.productionUrl
-      : config.appEnv === 'staging'
-        ? config.stagingUrl
-        : undefined;
+    config.appEnv && { production: config.productionUrl, staging: config.stagingUrl }[config.appEnv];
   const metrics =
     config.metrics === undefined
       ? undefined
@@ -96,14 +79,14 @@ async function main(): Promise<void> {
         ? database.replicas
         : { ...database.replicas, reads: tracing.traceSql(database.replicas.reads, database.kind) },
     logger,
-    apiKeys,
+    apiKeys: config.apiKeys ?? [devKey as string],
     migrations,
     health,
     corsOrigins: config.corsOrigins,
     rateLimitPerMinute: config.rateLimitPerMinute,
     idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     mcpDeprecatedTools: config.mcpDeprecatedTools,
-    servers,
+    servers: publicServers(config),
     publicBaseUrl: publicUrl,
     metrics,
     tracer: tracing?.requests,
@@ -117,8 +100,7 @@ async function main(): Promise<void> {
   capHeapGrowth();
   // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
   // soon as it reads that line must get the drain, not Node's default of dying at once.
-  const closers: (() => Promise<void>)[] = [];
-  if (tracing !== undefined) closers.push(() => tracing.shutdown());
+  const closers: (() => Promise<void>)[] = tracing === undefined ? [] : [() => tracing.shutdown()];
   exitGracefullyOnSignals({
     server,
     database,
@@ -130,11 +112,11 @@ async function main(): Promise<void> {
   });
 
   const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const baseUrl = `http://${host}:${port}/v1`;
+  const baseUrl = `http://${hostInUrl(config.host)}:${port}/v1`;
 
-  const environment = config.appEnv ?? 'local development';
-  process.stdout.write(`Pet Store API listening on ${baseUrl} (${environment}, ${database.description})\n`);
+  process.stdout.write(
+    `Pet Store API listening on ${baseUrl} (${config.appEnv ?? 'local development'}, ${database.description})\n`,
+  );
   process.stdout.write(
     `${publicUrl ? `Public URL: ${publicUrl}; ` : ''}API documentation: ${baseUrl.replace(/\/v1$/, '')}/docs, ${baseUrl}/openapi.json\n`,
   );
@@ -152,11 +134,13 @@ async function main(): Promise<void> {
       throw listenError(error, 'METRICS_PORT', metricsAt, wanted);
     });
     const { port: metricsPort } = metricsServer.address() as AddressInfo;
-    const metricsHost = config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host;
-    process.stdout.write(`Metrics on http://${metricsHost}:${metricsPort}/metrics\n`);
+    process.stdout.write(`Metrics on http://${hostInUrl(metricsAt)}:${metricsPort}/metrics\n`);
     closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
   }
 }
+
+/** An IPv6 address in brackets, as a URL (or host:port) writes it. */
+const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 /**
  * A port that cannot be listened on is the operator's to fix, not a crash: one line saying what is wrong and
@@ -164,11 +148,11 @@ async function main(): Promise<void> {
  */
 function listenError(error: Error, variable: string, host: string, port: number): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const where = `${hostInUrl(host)}:${port}`;
   if (code === 'EADDRINUSE')
     return new ConfigError(
       `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
-        `Stop it, or choose another port: ${variable}=${port === 3000 ? 3001 : port + 1} (or ${variable}=0 for any free one).`,
+        `Stop it, or choose another port: ${variable}=${port + 1} (or ${variable}=0 for any free one).`,
     );
   if (code === 'EACCES')
     return new ConfigError(

@@ -6,15 +6,14 @@ const SQLITE_BUSY = 5;
 const SQLITE_NOTADB = 26;
 
 /**
- * An exclusive claim on an embedded database directory, held through `<directory>.lock.db`. PGlite happily opens one directory from two processes,
- * and two writers corrupt it, so the second process must refuse to start.
+ * An exclusive claim on an embedded database directory, held through `<directory>.lock.db`. PGlite happily opens
+ * one directory from two processes, and two writers corrupt it, so the second process must refuse to start.
  *
- * The claim is an OS-level lock: SQLite (built into Node) takes its exclusive lock on that file (fcntl on
- * Unix, LockFileEx on Windows) and, in exclusive locking mode, keeps it until the connection closes. The
- * kernel grants it to one process at a time and drops it when that process ends, however it ends: two
- * processes starting together cannot both win, and a crashed owner leaves no stale lock behind. No PID is
- * ever trusted; the owner's is written into the file (SQLite's user_version) only to name it in the error.
- * The file is never deleted: a process may be waiting on it, and a new file would be a second lock.
+ * The claim is an OS-level lock: SQLite (built into Node), in exclusive locking mode, keeps its lock on that file
+ * until the connection closes. The kernel grants it to one process at a time and drops it when that process ends,
+ * however it ends: a crashed owner leaves no stale lock behind. No PID is ever trusted; the owner's is written into
+ * the file (SQLite's user_version) only to name it in the error. The file is never deleted: a process may be
+ * waiting on it, and a new file would be a second lock.
  */
 export async function lockDataDirectory(directory: string): Promise<{ release(): Promise<void> }> {
   const lockFile = `${directory}.lock.db`;
@@ -23,56 +22,33 @@ export async function lockDataDirectory(directory: string): Promise<{ release():
   // a deadline: racing starters settle on one winner, while a live owner, which never lets go, is still refused.
   const deadline = Date.now() + 1_000;
   for (;;) {
-    const attempt = tryLock(lockFile);
-    if (attempt.ok) return attempt.lock;
-    if (attempt.code !== SQLITE_BUSY || Date.now() > deadline) return refuse(directory, lockFile, attempt);
+    const connection = new DatabaseSync(lockFile, { timeout: 100 });
+    try {
+      connection.exec('PRAGMA journal_mode = MEMORY'); // no journal file next to the lock
+      connection.exec('PRAGMA locking_mode = EXCLUSIVE');
+      connection.exec(`PRAGMA user_version = ${process.pid}`); // takes the exclusive lock, and keeps it
+      return {
+        async release() {
+          if (connection.isOpen) connection.close();
+        },
+      };
+    } catch (error) {
+      connection.close();
+      const code = (error as { errcode?: number }).errcode;
+      if (code === SQLITE_NOTADB) {
+        throw new Error(`${lockFile} is not a lock file of this application: move it away and start again`);
+      }
+      if (code !== SQLITE_BUSY) throw error;
+      if (Date.now() > deadline) {
+        const owner = await recordedOwner(lockFile);
+        throw new Error(
+          `the embedded database in ${directory} is in use by ${owner === undefined ? 'another process' : `process ${owner}`}. ` +
+            'It serves one process at a time: stop that process, choose another DATA_DIR, or use PostgreSQL (DATABASE_URL).',
+        );
+      }
+    }
     await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 40));
   }
-}
-
-type Attempt =
-  | { ok: true; lock: { release(): Promise<void> } }
-  | { ok: false; code: number | undefined; error: unknown };
-
-function tryLock(lockFile: string): Attempt {
-  const connection = new DatabaseSync(lockFile, { timeout: 100 });
-  try {
-    connection.exec('PRAGMA journal_mode = MEMORY'); // no journal file next to the lock
-    connection.exec('PRAGMA locking_mode = EXCLUSIVE');
-    connection.exec(`PRAGMA user_version = ${process.pid}`); // takes the exclusive lock, and keeps it
-  } catch (error) {
-    connection.close();
-    return { ok: false, code: (error as { errcode?: number }).errcode, error };
-  }
-  let released = false;
-  return {
-    ok: true,
-    lock: {
-      async release() {
-        if (released) return;
-        released = true;
-        connection.close();
-      },
-    },
-  };
-}
-
-async function refuse(
-  directory: string,
-  lockFile: string,
-  attempt: { code: number | undefined; error: unknown },
-): Promise<never> {
-  if (attempt.code === SQLITE_BUSY) {
-    const owner = await recordedOwner(lockFile);
-    throw new Error(
-      `the embedded database in ${directory} is in use by ${owner === undefined ? 'another process' : `process ${owner}`}. ` +
-        'It serves one process at a time: stop that process, choose another DATA_DIR, or use PostgreSQL (DATABASE_URL).',
-    );
-  }
-  if (attempt.code === SQLITE_NOTADB) {
-    throw new Error(`${lockFile} is not a lock file of this application: move it away and start again`);
-  }
-  throw attempt.error;
 }
 
 /** The PID the current owner wrote (user_version: bytes 60-63 of the header, big-endian). */

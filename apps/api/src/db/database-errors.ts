@@ -3,8 +3,7 @@ import { Prisma } from '../generated/prisma/client.js';
 // The one place that decides whether a database failure means "the database cannot serve this now" (503 with
 // Retry-After: a restart, a failover, a pool out of connections, a statement over its time limit) or "our
 // statement is wrong" (500, a bug to fix). Errors reach us in four shapes, all read here:
-//   - pg's DatabaseError: `code` is the SQLSTATE, `severity` is set (the hot statements, straight on pg; adapter-pg
-//     underneath);
+//   - pg's DatabaseError: `code` is the SQLSTATE, `severity` is set (the hot statements; adapter-pg underneath);
 //   - a driver-adapter error (Prisma 7 with @prisma/adapter-pg or pglite-prisma-adapter): `name`
 //     DriverAdapterError, its `cause` is `{ kind, originalCode?, code? }`, originalCode being the SQLSTATE;
 //   - a Prisma client error: PrismaClientKnownRequestError with a P-code, the adapter error in
@@ -13,10 +12,7 @@ import { Prisma } from '../generated/prisma/client.js';
 
 /** Why the database could not serve a statement, when that is the reason it failed. */
 export interface DatabaseUnavailable {
-  /**
-   * The SQLSTATE when the server sent one (`57P01`), otherwise what we know: a socket errno (`ECONNRESET`), a
-   * driver-adapter kind (`ConnectionClosed`), a Prisma code (`P2024`) or a short phrase (`pool acquire timeout`).
-   */
+  /** The SQLSTATE (`57P01`), else a socket errno, a driver-adapter kind, a Prisma code or a short phrase. */
   reason: string;
   /**
    * True when the statement may have reached the server before the connection was lost: a write may or may not
@@ -28,102 +24,93 @@ export interface DatabaseUnavailable {
   timedOut: boolean;
 }
 
+type Verdict = Omit<DatabaseUnavailable, 'reason'>;
+const NOT_RUN: Verdict = { outcomeUnknown: false, timedOut: false };
+const LOST: Verdict = { outcomeUnknown: true, timedOut: false };
+const NOT_RUN_IN_TIME: Verdict = { outcomeUnknown: false, timedOut: true };
+const LOST_IN_TIME: Verdict = { outcomeUnknown: true, timedOut: true };
+
+/** The verdict `table` has for `key`, a string that came from an error (never an Object.prototype member). */
+const lookUp = (table: Readonly<Record<string, Verdict>>, key: unknown): DatabaseUnavailable | undefined =>
+  typeof key === 'string' && Object.hasOwn(table, key)
+    ? { reason: key, ...(table[key] as Verdict) }
+    : undefined;
+
 const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+// Besides class 08, connection exception (08001 and 08004 never ran anything; the others lost a connection that
+// may have carried the statement, 08007 being "transaction resolution unknown"), and class 53, insufficient
+// resources (too many connections, out of memory, disk full: none of them ran).
+const SQLSTATES: Readonly<Record<string, Verdict>> = {
+  '57P01': LOST, // admin_shutdown: pg_terminate_backend, a fast or smart restart, a failover
+  '57P02': LOST, // crash_shutdown: another backend crashed, the server is resetting
+  '57P05': LOST, // idle_session_timeout
+  '57P03': NOT_RUN, // cannot_connect_now: starting up or in recovery
+  '57P04': NOT_RUN, // database_dropped
+  '57014': NOT_RUN_IN_TIME, // query_canceled: statement_timeout (we never cancel a statement otherwise); rolled back
+  '25P03': NOT_RUN_IN_TIME, // idle_in_transaction_session_timeout: rolled back, the session closed
+  '25006': NOT_RUN, // read_only_sql_transaction: connected to a standby (a failover not yet promoted)
+  '3D000': NOT_RUN, // invalid_catalog_name: our database does not exist (dropped, or not yet restored)
+  '3F000': NOT_RUN, // invalid_schema_name
+  '42P01': NOT_RUN, // undefined_table: only our own statements name tables, so our schema is missing
+};
 
 /** The verdict for a SQLSTATE, or undefined when it is not an availability failure (a 500). */
 function bySqlState(state: string): DatabaseUnavailable | undefined {
-  const verdict = (outcomeUnknown: boolean, timedOut = false) => ({
-    reason: state,
-    outcomeUnknown,
-    timedOut,
-  });
-  // Class 08, connection exception. 08001 (cannot establish) and 08004 (server rejected the connection) never
-  // ran anything; the others lost a connection that may have carried the statement (08007: transaction
-  // resolution unknown).
-  if (state.startsWith('08')) return verdict(state !== '08001' && state !== '08004');
-  switch (state) {
-    case '57P01': // admin_shutdown: pg_terminate_backend, a fast or smart restart, a failover
-    case '57P02': // crash_shutdown: another backend crashed, the server is resetting
-    case '57P05': // idle_session_timeout
-      return verdict(true);
-    case '57P03': // cannot_connect_now: starting up or in recovery
-    case '57P04': // database_dropped
-      return verdict(false);
-    case '57014': // query_canceled: statement_timeout (we never cancel a statement otherwise); rolled back
-      return verdict(false, true);
-    case '25P03': // idle_in_transaction_session_timeout: the transaction was rolled back, the session closed
-      return verdict(false, true);
-    case '25006': // read_only_sql_transaction: connected to a standby (a failover not yet promoted)
-    case '3D000': // invalid_catalog_name: our database does not exist (dropped, or not yet restored)
-    case '3F000': // invalid_schema_name
-    case '42P01': // undefined_table: only our own statements name tables, so our schema is missing
-      return verdict(false);
-  }
-  // Class 53, insufficient resources: too many connections (53300), out of memory, disk full. None of them ran.
-  if (state.startsWith('53')) return verdict(false);
-  return undefined;
+  if (state.startsWith('08'))
+    return { reason: state, ...(state === '08001' || state === '08004' ? NOT_RUN : LOST) };
+  if (state.startsWith('53')) return { reason: state, ...NOT_RUN };
+  return lookUp(SQLSTATES, state);
 }
 
 // Prisma's own codes with that meaning: P1001 cannot reach the server, P1002 and P1008 timed out, P1003 the
 // database does not exist, P1017 the server closed the connection, P2024 no pool connection in time.
-const PRISMA_CODES: Readonly<Record<string, Omit<DatabaseUnavailable, 'reason'>>> = {
-  P1001: { outcomeUnknown: false, timedOut: false },
-  P1002: { outcomeUnknown: true, timedOut: true },
-  P1003: { outcomeUnknown: false, timedOut: false },
-  P1008: { outcomeUnknown: true, timedOut: true },
-  P1017: { outcomeUnknown: true, timedOut: false },
-  P2024: { outcomeUnknown: false, timedOut: true },
+const PRISMA_CODES: Readonly<Record<string, Verdict>> = {
+  P1001: NOT_RUN,
+  P1002: LOST_IN_TIME,
+  P1003: NOT_RUN,
+  P1008: LOST_IN_TIME,
+  P1017: LOST,
+  P2024: NOT_RUN_IN_TIME,
 };
 
 // Driver-adapter kinds without a SQLSTATE (the ones with one carry it as originalCode and are read above).
-const ADAPTER_KINDS: Readonly<Record<string, Omit<DatabaseUnavailable, 'reason'>>> = {
-  DatabaseNotReachable: { outcomeUnknown: false, timedOut: false },
-  ConnectionClosed: { outcomeUnknown: true, timedOut: false },
-  SocketTimeout: { outcomeUnknown: true, timedOut: true },
-  TooManyConnections: { outcomeUnknown: false, timedOut: false },
-  DatabaseDoesNotExist: { outcomeUnknown: false, timedOut: false },
-  TableDoesNotExist: { outcomeUnknown: false, timedOut: false },
-  TransactionAlreadyClosed: { outcomeUnknown: true, timedOut: false },
+const ADAPTER_KINDS: Readonly<Record<string, Verdict>> = {
+  DatabaseNotReachable: NOT_RUN,
+  ConnectionClosed: LOST,
+  SocketTimeout: LOST_IN_TIME,
+  TooManyConnections: NOT_RUN,
+  DatabaseDoesNotExist: NOT_RUN,
+  TableDoesNotExist: NOT_RUN,
+  TransactionAlreadyClosed: LOST,
 };
 
 // Node socket errors: a connection never made, or one lost with the statement possibly on it.
-const ERRNOS: Readonly<Record<string, Omit<DatabaseUnavailable, 'reason'>>> = {
-  ECONNREFUSED: { outcomeUnknown: false, timedOut: false },
-  ENOTFOUND: { outcomeUnknown: false, timedOut: false },
-  EAI_AGAIN: { outcomeUnknown: false, timedOut: false },
-  EHOSTUNREACH: { outcomeUnknown: false, timedOut: false },
-  ENETUNREACH: { outcomeUnknown: false, timedOut: false },
-  ECONNRESET: { outcomeUnknown: true, timedOut: false },
-  EPIPE: { outcomeUnknown: true, timedOut: false },
-  ETIMEDOUT: { outcomeUnknown: true, timedOut: true },
+const ERRNOS: Readonly<Record<string, Verdict>> = {
+  ECONNREFUSED: NOT_RUN,
+  ENOTFOUND: NOT_RUN,
+  EAI_AGAIN: NOT_RUN,
+  EHOSTUNREACH: NOT_RUN,
+  ENETUNREACH: NOT_RUN,
+  ECONNRESET: LOST,
+  EPIPE: LOST,
+  ETIMEDOUT: LOST_IN_TIME,
 };
 
-// pg, pg-pool and PGlite errors that carry nothing but their message.
-const MESSAGES: ReadonlyArray<[RegExp, DatabaseUnavailable]> = [
+// pg, pg-pool and PGlite errors that carry nothing but their message: [pattern, reason, verdict].
+const MESSAGES: ReadonlyArray<[RegExp, string, Verdict]> = [
   // pg-pool: every connection busy for connectionTimeoutMillis (the pool acquire timeout).
-  [
-    /timeout exceeded when trying to connect/i,
-    { reason: 'pool acquire timeout', outcomeUnknown: false, timedOut: true },
-  ],
+  [/timeout exceeded when trying to connect/i, 'pool acquire timeout', NOT_RUN_IN_TIME],
   // pg: the server did not accept the connection within connectionTimeoutMillis.
-  [
-    /Connection terminated due to connection timeout/i,
-    { reason: 'connect timeout', outcomeUnknown: false, timedOut: true },
-  ],
+  [/Connection terminated due to connection timeout/i, 'connect timeout', NOT_RUN_IN_TIME],
   // pg: the socket closed under a query (a restart, a proxy, a network cut).
-  [/Connection terminated/i, { reason: 'connection terminated', outcomeUnknown: true, timedOut: false }],
+  [/Connection terminated/i, 'connection terminated', LOST],
   // pg's query_timeout: no answer in time (a silent partition, a paused server).
-  [/Query read timeout/i, { reason: 'query read timeout', outcomeUnknown: true, timedOut: true }],
+  [/Query read timeout/i, 'query read timeout', LOST_IN_TIME],
   // pg: a client already broken by an earlier error or closed; nothing was sent on it.
-  [
-    /(has encountered a connection error|was closed) and is not queryable/i,
-    { reason: 'connection broken', outcomeUnknown: false, timedOut: false },
-  ],
+  [/(has encountered a connection error|was closed) and is not queryable/i, 'connection broken', NOT_RUN],
   // pg-pool closed (shutting down), PGlite closed.
-  [
-    /after calling end on the pool|PGlite is closed/i,
-    { reason: 'closed', outcomeUnknown: false, timedOut: false },
-  ],
+  [/after calling end on the pool|PGlite is closed/i, 'closed', NOT_RUN],
 ];
 
 /**
@@ -131,12 +118,7 @@ const MESSAGES: ReadonlyArray<[RegExp, DatabaseUnavailable]> = [
  * error's cause (originalCode, or code for the `postgres` kind).
  */
 function ownSqlState(error: object): string | undefined {
-  const { kind, code, originalCode, severity } = error as {
-    kind?: unknown;
-    code?: unknown;
-    originalCode?: unknown;
-    severity?: unknown;
-  };
+  const { kind, code, originalCode, severity } = error as Record<string, unknown>;
   const state =
     typeof originalCode === 'string'
       ? originalCode
@@ -146,47 +128,48 @@ function ownSqlState(error: object): string | undefined {
   return state !== undefined && SQLSTATE.test(state) ? state : undefined;
 }
 
-/** The SQLSTATE of the server error in `error`'s cause chain (`meta.driverAdapterError` included), if any. */
-export function sqlStateOf(error: unknown): string | undefined {
+/** `error` and its causes (`meta.driverAdapterError` included), at most six links. */
+function* causeChain(error: unknown): Generator<object> {
   for (let current = error, depth = 0; current instanceof Object && depth < 6; depth++) {
-    const state = ownSqlState(current);
-    if (state !== undefined) return state;
+    yield current;
     const meta = (current as { meta?: { driverAdapterError?: unknown } }).meta;
     current = meta?.driverAdapterError ?? (current as { cause?: unknown }).cause;
+  }
+}
+
+/** The SQLSTATE of the server error in `error`'s cause chain, if any. */
+export function sqlStateOf(error: unknown): string | undefined {
+  for (const current of causeChain(error)) {
+    const state = ownSqlState(current);
+    if (state !== undefined) return state;
   }
   return undefined;
 }
 
 /**
  * Why `error` says the database cannot serve the statement now (a 503 for the client), or undefined when it is
- * anything else (a bug: a 500). Walks the error's cause chain, `meta.driverAdapterError` included.
+ * anything else (a bug: a 500). The first link of the cause chain that is known decides.
  */
 export function classifyDatabaseError(error: unknown): DatabaseUnavailable | undefined {
-  for (let current = error, depth = 0; current instanceof Object && depth < 6; depth++) {
+  for (const current of causeChain(error)) {
     if (current instanceof Prisma.PrismaClientInitializationError) {
-      return {
-        reason: current.errorCode ?? 'initialization',
-        outcomeUnknown: false,
-        timedOut: false,
-      };
+      return { reason: current.errorCode ?? 'initialization', ...NOT_RUN };
     }
-    const { kind, code, message } = current as { kind?: unknown; code?: unknown; message?: unknown };
     // A server error: its SQLSTATE decides, whatever the kind says.
     const state = ownSqlState(current);
     if (state !== undefined) return bySqlState(state);
-    if (current instanceof Prisma.PrismaClientKnownRequestError) {
-      const known = PRISMA_CODES[current.code];
-      if (known !== undefined) return { reason: current.code, ...known };
-    }
-    if (typeof kind === 'string' && Object.hasOwn(ADAPTER_KINDS, kind))
-      return { reason: kind, ...(ADAPTER_KINDS[kind] as Omit<DatabaseUnavailable, 'reason'>) };
-    if (typeof code === 'string' && Object.hasOwn(ERRNOS, code))
-      return { reason: code, ...(ERRNOS[code] as Omit<DatabaseUnavailable, 'reason'>) };
+    const { kind, code, message } = current as Record<string, unknown>;
+    const found =
+      (current instanceof Prisma.PrismaClientKnownRequestError
+        ? lookUp(PRISMA_CODES, current.code)
+        : undefined) ??
+      lookUp(ADAPTER_KINDS, kind) ??
+      lookUp(ERRNOS, code);
+    if (found !== undefined) return found;
     if (typeof message === 'string') {
-      for (const [pattern, verdict] of MESSAGES) if (pattern.test(message)) return verdict;
+      for (const [pattern, reason, verdict] of MESSAGES)
+        if (pattern.test(message)) return { reason, ...verdict };
     }
-    const meta = (current as { meta?: { driverAdapterError?: unknown } }).meta;
-    current = meta?.driverAdapterError ?? (current as { cause?: unknown }).cause;
   }
   return undefined;
 }

@@ -10,14 +10,7 @@ import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS }
 import { guardAdapter, guardAdapterFactory, guarded } from './guarded-adapter.js';
 import { probePooler } from './pooler.js';
 import { createReadReplicas, type ReadReplicas } from './read-replicas.js';
-import {
-  createAdapterSql,
-  createPgSql,
-  createStatementNamer,
-  type Sql,
-  type StatementMode,
-  type StatementNamer,
-} from './sql.js';
+import { createAdapterSql, createPgSql, createStatementNamer, type Sql, type StatementMode } from './sql.js';
 import { pgliteWakeups, pgWakeups, silentWakeups, type Wakeups } from './wakeups.js';
 
 // The generated client stays behind db/ (.dependency-cruiser.cjs): the rest of the api names its type from here.
@@ -25,45 +18,24 @@ export type { PrismaClient };
 
 export type DatabaseKind = 'postgresql' | 'pglite';
 
-/** Connections of the database pool, at the moment of a metrics scrape (observability/metrics.ts). */
-export interface PoolStats {
-  /** Connections open (in use and idle). */
-  total: number;
-  idle: number;
-  /** Queries waiting for a connection. */
-  waiting: number;
-  /** The pool's maximum size. */
-  max: number;
-}
+/** The pool's connections at a metrics scrape (observability/metrics.ts); `waiting` counts queries, `max` is its size. */
+export type PoolStats = Record<'total' | 'idle' | 'waiting' | 'max', number>;
 
-/**
- * An open database: the Prisma client the app uses, and the driver-adapter factory the schema engine
- * migrates through (see applyPendingMigrations). Both kinds go through the same Prisma client and the
- * same migrations; only the driver adapter differs.
- */
+/** An open database; both kinds run the same Prisma client, migrations and hot statements (db/sql.ts). */
 export interface Database {
   kind: DatabaseKind;
   /** For logs and the startup line; never contains a password. */
   description: string;
   prisma: PrismaClient;
-  /** The hot statements without the client's query pipeline: straight on pg, or PGlite's driver adapter (db/sql.ts). */
   sql: Sql;
-  /** How the hot statements are sent right now (DATABASE_STATEMENTS; PGlite has no pooler: named is moot). */
+  /** How the hot statements are sent right now (DATABASE_STATEMENTS; always named on PGlite, which has no pooler). */
   statements(): 'named' | 'unnamed';
-  /** The reads' routing to replicas, when DATABASE_READ_URL lists any (PostgreSQL only). */
-  replicas?: ReadReplicas | undefined;
+  /** The reads' routing to DATABASE_READ_URL's replicas, when it lists any (PostgreSQL only). */
+  replicas?: ReadReplicas;
   migrationAdapter: SqlMigrationAwareDriverAdapterFactory;
-  /**
-   * The PostgreSQL pool's connections right now, for the metrics. Absent on PGlite: one in-process database
-   * that runs one statement at a time has no pool to watch.
-   */
+  /** PostgreSQL only: PGlite runs one statement at a time, with no pool to watch. */
   poolStats?: () => PoolStats;
-  /**
-   * Wake-ups of the change feed (db/wakeups.ts): on PostgreSQL, LISTEN on a dedicated connection to `listenUrl`
-   * (EVENTS_LISTEN_URL; DATABASE_URL by default), or none, with a warning, when that URL leads to a
-   * transaction-mode pooler (which does not deliver notifications: polling carries the feed); on PGlite, its own
-   * listen. The database's close() closes them too.
-   */
+  /** The change feed's wake-ups (openListenWakeups; PGlite's own listen), closed by close(). */
   petEventWakeups(listenUrl?: string): Promise<Wakeups>;
   close(): Promise<void>;
 }
@@ -74,15 +46,11 @@ export interface DatabaseOptions {
   /** Where PGlite keeps its files (`<dataDir>/pglite`); `memory://` keeps them in memory (tests). */
   dataDir: string;
   logger: Logger;
-  /** PostgreSQL pool size for this process. */
+  /** The rest is for PostgreSQL only (config.ts names the variables). */
   poolSize?: number;
-  /** PostgreSQL time limits of the api's connections (config.ts; PGlite has no pool and no server to wait on). */
   limits?: DatabaseLimits;
-  /** DATABASE_STATEMENTS: named prepared statements or unnamed ones (db/sql.ts); `auto` by default. */
   statements?: StatementMode;
-  /** DATABASE_READ_URL: streaming replicas of `databaseUrl` for the reads (db/read-replicas.ts); none by default. */
   readUrls?: readonly string[];
-  /** DATABASE_READ_MAX_LAG_MS: a replica further behind is skipped. */
   readMaxLagMs?: number;
 }
 
@@ -94,13 +62,67 @@ function redactUrl(url: string): string {
 }
 
 /**
- * Whether the hot statements may be named behind what DATABASE_URL leads to (db/pooler.ts): true straight to
- * PostgreSQL or through a session-mode pooler; false (`auto`) or a ConfigError (`named`) through a
- * transaction-mode one. Warns when the server sessions lack the statement_timeout the pool asked for (a pooler
- * that drops start-up parameters).
+ * A pg pool with the api's time limits (each one a 503 when hit: docs/operations.md#database-restarts-and-failovers),
+ * after one login: a pooler that does not list our start-up parameters in its ignore_startup_parameters (PgBouncer's
+ * default) refuses every login, so the pool is opened again without them, its client-side deadline then being the
+ * statement limit itself. Any other failure is left to the first statement (a 503): opening never needs the database.
  */
-async function choosePoolerStatements(
-  { pool, startupParameters }: CheckedPool,
+async function openPool(
+  url: string,
+  poolSize: number,
+  limits: DatabaseLimits,
+  logger: Logger,
+): Promise<{ pool: pg.Pool; startupParameters: boolean }> {
+  const open = (startupParameters: boolean) => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      connectionTimeoutMillis: limits.acquireTimeoutMs,
+      ...(startupParameters
+        ? {
+            statement_timeout: limits.statementTimeoutMs,
+            idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+            query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+          }
+        : { query_timeout: limits.statementTimeoutMs }),
+      // Notices dead peers: a silent network partition leaves the socket open.
+      keepAlive: true,
+    });
+    // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
+    // would crash the process. The pool replaces the connection on next use.
+    pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
+    return pool;
+  };
+  const pool = open(true);
+  const refusal = await pool.connect().then(
+    (client) => client.release(),
+    (error: unknown) =>
+      error instanceof Error && /unsupported startup parameter/i.test(error.message)
+        ? error.message
+        : undefined,
+  );
+  if (refusal === undefined) return { pool, startupParameters: true };
+  await pool.end();
+  logger.warn(
+    { database: redactUrl(url), refusal },
+    `the database (a pooler) refused the start-up parameters (${refusal}): connected without them, so each query ` +
+      `now has a client-side deadline of ${limits.statementTimeoutMs} ms and no server-side limit; to have the server ` +
+      `cancel statements and idle transactions, set ALTER ROLE ... SET statement_timeout = '${limits.statementTimeoutMs}ms' ` +
+      `and SET idle_in_transaction_session_timeout = '${limits.idleInTransactionTimeoutMs}ms', or list ` +
+      "extra_float_digits,statement_timeout,idle_in_transaction_session_timeout in the pooler's " +
+      'ignore_startup_parameters (docs/operations.md#connection-poolers)',
+  );
+  return { pool: open(false), startupParameters: false };
+}
+
+/**
+ * Whether the hot statements may be named behind what DATABASE_URL leads to (db/pooler.ts): not through a
+ * transaction-mode pooler (`auto`: false; `named`: a ConfigError). Warns when the sessions lack the
+ * statement_timeout the pool asked for (a pooler that drops start-up parameters).
+ */
+async function mayNameStatements(
+  pool: pg.Pool,
+  startupParameters: boolean,
   mode: 'auto' | 'named',
   logger: Logger,
 ): Promise<boolean> {
@@ -108,15 +130,14 @@ async function choosePoolerStatements(
   try {
     probe = await probePooler(pool);
   } catch (error) {
-    // Opening never waits for the database (a later statement answers 503 and the pool reconnects). Unchecked,
-    // `auto` still falls back to unnamed statements on the first name clash (db/sql.ts).
+    // Opening never waits for the database. Unchecked, `auto` still falls back on the first name clash (db/sql.ts).
     logger.warn(
       { err: error },
       'could not check for a transaction-mode pooler (the database did not answer): statements start named',
     );
     return true;
   }
-  // Without start-up parameters (openCheckedPool) the operator has been told already, in one line.
+  // Without start-up parameters (openPool) the operator has been told already, in one line.
   if (probe.statementTimeout === '0' && startupParameters) {
     logger.warn(
       { statementTimeout: probe.statementTimeout },
@@ -140,106 +161,18 @@ async function choosePoolerStatements(
   return false;
 }
 
-/**
- * A pg pool with the api's time limits (see the comments inside). `startupParameters: false` leaves out the two
- * server-side limits, for a pooler that refuses them (openCheckedPool): the client-side deadline is then the
- * statement limit itself, as no server cancel comes first.
- */
-function openPool(
-  url: string,
-  poolSize: number,
-  limits: DatabaseLimits,
-  logger: Logger,
-  startupParameters = true,
-): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    // A lost or stuck database must cost a client seconds, not a hang (our statements take milliseconds):
-    // the server cancels a statement over statement_timeout, rolls back a transaction left idle, and we give
-    // up waiting for a connection, or for an answer that never comes (a silent network partition leaves the
-    // socket open). All of them become 503 service_unavailable (db/database-errors.ts). Keep-alive notices
-    // dead peers.
-    connectionTimeoutMillis: limits.acquireTimeoutMs,
-    ...(startupParameters
-      ? {
-          statement_timeout: limits.statementTimeoutMs,
-          idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
-          query_timeout: limits.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
-        }
-      : { query_timeout: limits.statementTimeoutMs }),
-    keepAlive: true,
-  });
-  // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
-  // would crash the process. The pool replaces the connection on next use.
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
-  return pool;
-}
-
-interface CheckedPool {
-  pool: pg.Pool;
-  /** False when the pooler refused the start-up parameters and the pool connects without them. */
-  startupParameters: boolean;
-}
-
-/**
- * openPool, after one login: a pooler that does not list our start-up parameters in its ignore_startup_parameters
- * (PgBouncer's default) refuses every login ("unsupported startup parameter"), so the pool is opened again without
- * them, and the operator is told in one line what still holds and what to set. Any other failure is left to the
- * first statement (a 503; the pool reconnects): opening never needs the database.
- */
-async function openCheckedPool(
-  url: string,
-  poolSize: number,
-  limits: DatabaseLimits,
-  logger: Logger,
-): Promise<CheckedPool> {
-  const pool = openPool(url, poolSize, limits, logger);
-  const refusal = await pool.connect().then(
-    (client) => client.release(),
-    (error: unknown) =>
-      error instanceof Error && /unsupported startup parameter/i.test(error.message)
-        ? error.message
-        : undefined,
-  );
-  if (refusal === undefined) return { pool, startupParameters: true };
-  await pool.end();
-  logger.warn(
-    { database: redactUrl(url), refusal },
-    `the database (a pooler) refused the start-up parameters (${refusal}): connected without them, so each query ` +
-      `now has a client-side deadline of ${limits.statementTimeoutMs} ms and no server-side limit; to have the server ` +
-      `cancel statements and idle transactions, set ALTER ROLE ... SET statement_timeout = '${limits.statementTimeoutMs}ms' ` +
-      `and SET idle_in_transaction_session_timeout = '${limits.idleInTransactionTimeoutMs}ms', or list ` +
-      "extra_float_digits,statement_timeout,idle_in_transaction_session_timeout in the pooler's " +
-      'ignore_startup_parameters (docs/operations.md#connection-poolers)',
-  );
-  return { pool: openPool(url, poolSize, limits, logger, false), startupParameters: false };
-}
-
-/** The hot statements straight on `pool`, guarded, named per `namer`. */
-const openSql = (pool: pg.Pool, namer: StatementNamer, logger: Logger): Sql =>
-  createPgSql(pool, {
-    namer,
-    guard: (statement, run) => guarded({ logger, retryReads: true }, statement, run),
-  });
-
 /** `text` of the one row `statement` returns (a WAL position), straight on the pool: no guard, no log. */
 const positionOn = (pool: pg.Pool, statement: string) => async () =>
   (await pool.query<{ lsn: string | null }>(`${statement} AS lsn`)).rows[0]?.lsn ?? null;
 
 /**
- * LISTEN on `url` (db/wakeups.ts), unless it leads to a transaction-mode pooler: a session there is lent per
- * transaction, so a LISTEN would be forgotten, and notifications would not arrive. Probed with two connections of a
- * small pool of its own (db/pooler.ts); a database that does not answer yet is no pooler found: the listener then
- * connects when it can.
+ * LISTEN on `url` (db/wakeups.ts), unless it leads to a transaction-mode pooler, which lends a session per
+ * transaction and so forgets the LISTEN. A database that does not answer the probe yet is no pooler found.
  */
 async function openListenWakeups(url: string, logger: Logger): Promise<Wakeups> {
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {});
-  const probe = await probePooler(pool).then(
-    (found) => found,
-    () => undefined,
-  );
+  const probe = await probePooler(pool).catch(() => undefined);
   await pool.end().catch(() => {});
   if (probe?.transactionPooler === true) {
     logger.warn(
@@ -250,8 +183,7 @@ async function openListenWakeups(url: string, logger: Logger): Promise<Wakeups> 
     );
     return silentWakeups();
   }
-  // Listening before the feed starts, so that the first events wake it; a database not answering yet is an outage
-  // the listener logs and recovers from (the feed polls meanwhile).
+  // Listening before the feed starts, so that the first events wake it; an outage is the listener's to recover from.
   const wakeups = pgWakeups({ url, logger });
   await wakeups.firstAttempt;
   return wakeups;
@@ -268,16 +200,12 @@ export async function openDatabase({
   readMaxLagMs = 1_000,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
-    const checked = await openCheckedPool(databaseUrl, poolSize, limits, logger);
-    const { pool } = checked;
-    const endPool = async (error: unknown): Promise<never> => {
-      await pool.end();
-      throw error;
-    };
+    const { pool, startupParameters } = await openPool(databaseUrl, poolSize, limits, logger);
     const guard = { logger, retryReads: true };
     const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPg(pool), guard) });
-    const namerFor = (url: string) =>
-      createStatementNamer(statements, {
+    // Each pool's hot statements, guarded, and named unless a name clash shows a pooler in the way (db/sql.ts).
+    const openSql = (url: string, on: pg.Pool) => {
+      const namer = createStatementNamer(statements, {
         onFallBack: (sqlstate) =>
           logger.warn(
             { sqlstate, database: redactUrl(url) },
@@ -285,18 +213,25 @@ export async function openDatabase({
               'in the way; statements are sent unnamed from now on (set DATABASE_STATEMENTS=unnamed to start that way)',
           ),
       });
-    const namer = namerFor(databaseUrl);
-    if (
-      statements !== 'unnamed' &&
-      !(await choosePoolerStatements(checked, statements, logger).catch(endPool))
-    ) {
-      namer.unname();
+      return {
+        namer,
+        sql: createPgSql(on, { namer, guard: (statement, run) => guarded(guard, statement, run) }),
+      };
+    };
+    const { namer, sql } = openSql(databaseUrl, pool);
+    if (statements !== 'unnamed') {
+      const named = await mayNameStatements(pool, startupParameters, statements, logger).catch(
+        async (error: unknown) => {
+          await pool.end();
+          throw error;
+        },
+      );
+      if (!named) namer.unname();
     }
-    const sql = openSql(pool, namer, logger);
-    // Read replicas: each its own pool, the same limits and statement mode (auto falls back on its own).
-    const replicaPools = (
-      await Promise.all(readUrls.map((url) => openCheckedPool(url, poolSize, limits, logger)))
-    ).map((each) => each.pool);
+    // Each replica has a pool of its own, with the same limits and statement mode (auto falls back on its own).
+    const replicaPools = await Promise.all(
+      readUrls.map(async (url) => (await openPool(url, poolSize, limits, logger)).pool),
+    );
     const replicas =
       replicaPools.length === 0
         ? undefined
@@ -306,7 +241,7 @@ export async function openDatabase({
               (await positionOn(pool, 'SELECT pg_current_wal_lsn()::text')()) ?? '',
             replicas: replicaPools.map((replicaPool, index) => ({
               name: redactUrl(readUrls[index] as string),
-              sql: openSql(replicaPool, namerFor(readUrls[index] as string), logger),
+              sql: openSql(readUrls[index] as string, replicaPool).sql,
               replayPosition: positionOn(replicaPool, 'SELECT pg_last_wal_replay_lsn()::text'),
             })),
             logger,
@@ -341,8 +276,7 @@ export async function openDatabase({
     };
   }
 
-  // The embedded database is loaded only here: a process on PostgreSQL never pays for PGlite (its wasm,
-  // its memory, its start-up time).
+  // Loaded only here: a process on PostgreSQL never pays for PGlite (its wasm, its memory, its start-up time).
   const [{ PGlite }, { PrismaPGlite }, { pgliteMigrationAdapter }, { lockDataDirectory }] = await Promise.all(
     [
       import('@electric-sql/pglite'),
@@ -353,8 +287,8 @@ export async function openDatabase({
   );
   const inMemory = dataDir === 'memory://';
   const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
-  // A data directory that cannot be opened (damaged files, not PGlite's, not a directory) stops the start-up with
-  // a message that says which and what to do, rather than a process that answers 500 to everything.
+  // A data directory that cannot be opened stops the start-up with a message that says what to do, rather than
+  // a process that answers 500 to everything.
   const unusable = (error: unknown) =>
     new Error(
       `the embedded database in ${directory} cannot be opened (${error instanceof Error ? error.message : String(error)}): ` +

@@ -2,23 +2,16 @@ import type {
   SqlDriverAdapter,
   SqlDriverAdapterFactory,
   SqlQuery,
-  SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
 import type { Logger } from '../logger.js';
 import { classifyDatabaseError, type DatabaseUnavailable } from './database-errors.js';
 
-// Every statement of the app goes through a driver adapter (the Prisma client's; on PGlite our hot ones too) or,
-// on PostgreSQL, straight on the pool (our hot ones, db/sql.ts); this wraps each once, so that a database that
-// cannot serve a statement is
-//   - logged once, at warn, with its SQLSTATE (the transports answer 503 and log nothing more: it is not a bug);
-//   - retried once when that is safe and useful: a read (a statement that starts with SELECT; ours have no side
-//     effects), outside a transaction, whose connection was lost or refused (not a time limit: see below) before
-//     any row reached us (the adapters and pg return all rows at once, so a failed statement returned none). On
-//     PostgreSQL each such statement checks a connection out of the pool, and pg-pool discards the one that
-//     failed, so the retry runs on another connection. Writes are never repeated here: one whose connection died
-//     may have committed, and only the client's Idempotency-Key can settle that (db/database-errors.ts says so in
-//     the 503).
+// Every statement of the app goes through a driver adapter or, on PostgreSQL, straight on the pool (db/sql.ts);
+// this wraps each once, so that a database that cannot serve it is logged once, at warn (the transports answer 503
+// and log nothing more: it is not a bug), and a read outside a transaction is retried once on another connection
+// (docs/operations.md#database-restarts-and-failovers says when). Writes are never repeated here: one whose
+// connection died may have committed, and only the client's Idempotency-Key can settle that.
 
 export interface GuardOptions {
   logger: Logger;
@@ -26,55 +19,32 @@ export interface GuardOptions {
   retryReads: boolean;
 }
 
+// Our SELECTs have no side effects.
 const READ = /^\s*select\b/i;
 
 function logUnavailable(
   logger: Logger,
-  unavailable: DatabaseUnavailable,
-  error: unknown,
-  context: { statement: string; retried: boolean },
+  { reason, outcomeUnknown }: DatabaseUnavailable,
+  err: unknown,
+  statement: string,
+  retried: boolean,
 ): void {
   logger.warn(
     {
-      sqlstate: /^[0-9A-Z]{5}$/.test(unavailable.reason) ? unavailable.reason : undefined,
-      reason: unavailable.reason,
-      outcomeUnknown: unavailable.outcomeUnknown,
-      retried: context.retried,
-      statement: context.statement.slice(0, 60),
-      err: error,
+      sqlstate: /^[0-9A-Z]{5}$/.test(reason) ? reason : undefined,
+      reason,
+      outcomeUnknown,
+      retried,
+      statement: statement.slice(0, 60),
+      err,
     },
     'database unavailable for a statement (the request answers 503)',
   );
 }
 
-/** Runs `run`, logging (and rethrowing) an availability failure; other errors pass through untouched. */
-async function logged<T>(logger: Logger, statement: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    const unavailable = classifyDatabaseError(error);
-    if (unavailable !== undefined) logUnavailable(logger, unavailable, error, { statement, retried: false });
-    throw error;
-  }
-}
-
-function guardTransaction(transaction: Transaction, options: GuardOptions): Transaction {
-  return new Proxy(transaction, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (property === 'queryRaw' || property === 'executeRaw') {
-        return (query: SqlQuery) => logged(options.logger, query.sql, () => value.call(target, query));
-      }
-      if (property === 'commit') return () => logged(options.logger, 'COMMIT', () => value.call(target));
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 /**
- * Runs one statement outside a transaction (`run` sends it), with its availability failure logged and, when it is
- * a read, retried once (see the module comment). Other errors pass through untouched. The adapter's queryRaw goes
- * through here, and so do the hot statements sent straight on pg (db/sql.ts).
+ * Runs one statement (`run` sends it), with its availability failure logged and, when it is a read and
+ * `retryReads`, retried once. Other errors pass through untouched.
  */
 export async function guarded<T>(
   options: GuardOptions,
@@ -89,7 +59,7 @@ export async function guarded<T>(
     // A time limit hit is a stuck or partitioned database, not a dead connection: a second try would only
     // double the caller's wait (and the stall's load), so it answers 503 at once.
     if (!options.retryReads || unavailable.timedOut || !READ.test(statement)) {
-      logUnavailable(options.logger, unavailable, error, { statement, retried: false });
+      logUnavailable(options.logger, unavailable, error, statement, false);
       throw error;
     }
     try {
@@ -101,47 +71,50 @@ export async function guarded<T>(
       return result;
     } catch (again) {
       const still = classifyDatabaseError(again);
-      if (still !== undefined) logUnavailable(options.logger, still, again, { statement, retried: true });
+      if (still !== undefined) logUnavailable(options.logger, still, again, statement, true);
       throw again;
     }
   }
 }
 
-/** The adapter with its availability failures logged and its reads retried once (see the module comment). */
-export function guardAdapter(adapter: SqlDriverAdapter, options: GuardOptions): SqlDriverAdapter {
-  const queryRaw = (query: SqlQuery): Promise<SqlResultSet> =>
-    guarded(options, query.sql, () => adapter.queryRaw(query));
-  return new Proxy(adapter, {
+/** `target` with `methods` in place of its own; its other methods bound to it. */
+function overriding<T extends object>(target: T, methods: Partial<T>): T {
+  return new Proxy(target, {
     get(target, property) {
+      if (Object.hasOwn(methods, property)) return methods[property as keyof T];
       const value = Reflect.get(target, property, target);
-      if (property === 'queryRaw') return queryRaw;
-      if (property === 'executeRaw') {
-        return (query: SqlQuery) => logged(options.logger, query.sql, () => value.call(target, query));
-      }
-      if (property === 'executeScript') {
-        return (script: string) => logged(options.logger, script, () => value.call(target, script));
-      }
-      if (property === 'startTransaction') {
-        return async (...args: unknown[]) =>
-          guardTransaction(
-            await logged(options.logger, 'BEGIN', () => value.apply(target, args) as Promise<Transaction>),
-            options,
-          );
-      }
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
 
+function guardTransaction(transaction: Transaction, logger: Logger): Transaction {
+  const logged = { logger, retryReads: false };
+  return overriding(transaction, {
+    queryRaw: (query: SqlQuery) => guarded(logged, query.sql, () => transaction.queryRaw(query)),
+    executeRaw: (query: SqlQuery) => guarded(logged, query.sql, () => transaction.executeRaw(query)),
+    commit: () => guarded(logged, 'COMMIT', () => transaction.commit()),
+  });
+}
+
+/** The adapter with its availability failures logged and its reads retried once (see the module comment). */
+export function guardAdapter(adapter: SqlDriverAdapter, options: GuardOptions): SqlDriverAdapter {
+  const logged = { logger: options.logger, retryReads: false };
+  return overriding(adapter, {
+    queryRaw: (query: SqlQuery) => guarded(options, query.sql, () => adapter.queryRaw(query)),
+    executeRaw: (query: SqlQuery) => guarded(logged, query.sql, () => adapter.executeRaw(query)),
+    executeScript: (script: string) => guarded(logged, script, () => adapter.executeScript(script)),
+    startTransaction: async (isolationLevel) =>
+      guardTransaction(
+        await guarded(logged, 'BEGIN', () => adapter.startTransaction(isolationLevel)),
+        options.logger,
+      ),
+  });
+}
+
 /** A factory whose adapters are guarded (for the Prisma client, which connects itself). */
 export function guardAdapterFactory<F extends SqlDriverAdapterFactory>(factory: F, options: GuardOptions): F {
-  return new Proxy(factory, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (property === 'connect') {
-        return async () => guardAdapter(await target.connect(), options);
-      }
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return overriding<SqlDriverAdapterFactory>(factory, {
+    connect: async () => guardAdapter(await factory.connect(), options),
+  }) as F;
 }

@@ -1,9 +1,8 @@
 import type pg from 'pg';
 
-// What is between the api and PostgreSQL, found at start-up (db/database.ts): a transaction-mode pooler
-// (PgBouncer, Odyssey, pgcat, RDS Proxy...) hands each transaction of a client connection to whichever server
-// connection is free. Named prepared statements (db/sql.ts) then break on poolers that do not track them, and
-// start-up parameters (statement_timeout...) may be dropped. docs/operations.md#connection-poolers.
+// Is a transaction-mode pooler (PgBouncer, Odyssey, pgcat, RDS Proxy...) between the api and PostgreSQL? Named
+// prepared statements (db/sql.ts) break on one that does not track them, and LISTEN on any
+// (docs/operations.md#connection-poolers).
 
 export interface PoolerProbe {
   /** Two client connections shared a server session, or one client connection moved to another. */
@@ -13,11 +12,9 @@ export interface PoolerProbe {
 }
 
 /**
- * Checks with two client connections of `pool`, by the server process each statement ran in
- * (`pg_backend_pid()`): A runs a statement, then B opens a transaction and runs one, then A runs one again. Straight
- * to PostgreSQL, or through a session-mode pooler, A keeps one server process and B has another. Through a
- * transaction-mode pooler, A's server connection is free between its statements: B is given it (poolers reuse
- * the connection freed last), or A comes back on another one while B holds it.
+ * By the server process (`pg_backend_pid()`) each statement of two client connections ran in: A runs one, B opens a
+ * transaction and runs one, A runs one again. A transaction-mode pooler frees A's server connection between its
+ * statements: B is given it (poolers reuse the connection freed last), or A comes back on another one.
  */
 export async function probePooler(pool: pg.Pool): Promise<PoolerProbe> {
   const a = await pool.connect();

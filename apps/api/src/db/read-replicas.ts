@@ -6,15 +6,9 @@ import type { Logger } from '../logger.js';
 import { classifyDatabaseError, sqlStateOf } from './database-errors.js';
 import type { Sql } from './sql.js';
 
-// Reads on streaming replicas (DATABASE_READ_URL), with read-your-writes (docs/operations.md#read-replicas-and-read-your-writes):
-//   - after a write, the primary's WAL position (`pg_current_wal_lsn()`, past the commit) goes back to the client
-//     in the Petstore-Read-After header; our clients send the highest position they have seen with every request;
-//   - a read goes to a replica that is up, lags at most `maxLagMs`, and has replayed (`pg_last_wal_replay_lsn()`)
-//     past the request's position; otherwise to the primary. Replica positions come from a poll every `pollMs`
-//     (never a wait): a replica the poll has not yet seen past the position is skipped, not waited for;
-//   - a read that fails on a replica because it cannot serve (down, restarting) is sent to the primary, and the
-//     replica is skipped until a poll finds it back.
-// Writes and transactions never come here: they use the primary's Sql.
+// Reads on streaming replicas (DATABASE_READ_URL), with read-your-writes: the rules are in
+// docs/operations.md#read-replicas-and-read-your-writes. Writes and transactions never come here: they use the
+// primary's Sql.
 
 /** Where a read went, and why: the metrics' labels. */
 export type ReadRoute =
@@ -29,19 +23,18 @@ export interface Replica {
   name: string;
   /** Its reads (guarded: db/guarded-adapter.ts). */
   sql: Sql;
-  /** `pg_last_wal_replay_lsn()`, unguarded (a poll of a down replica is not a request's failure): null when not a standby. */
+  /** `pg_last_wal_replay_lsn()`, unguarded (a poll is not a request): null when not a standby. */
   replayPosition(): Promise<string | null>;
 }
 
-export interface ReadReplicasOptions {
+interface ReadReplicasOptions {
   primary: Sql;
   /** `pg_current_wal_lsn()` on the primary, unguarded. */
   primaryPosition(): Promise<string>;
   replicas: readonly Replica[];
   logger: Logger;
-  /** A replica further behind than this is skipped. */
+  /** A replica further behind than this is skipped; positions are polled every `pollMs`. */
   maxLagMs: number;
-  /** How often the replicas' positions are read. */
   pollMs?: number;
 }
 
@@ -50,7 +43,6 @@ export interface ReadReplicas {
   reads: Sql;
   /** After a write on the primary: its position goes back to the client with the response. */
   afterWrite(): Promise<void>;
-  /** Reads so far by route. */
   routes(): ReadonlyMap<ReadRoute, number>;
   /** Runs `handle` with the request's position (its Petstore-Read-After header) and its response. */
   withRequest(
@@ -62,19 +54,11 @@ export interface ReadReplicas {
   close(): void;
 }
 
-/** What a hot standby answers when it cancels a read for the WAL it must replay. */
-const RECOVERY_CONFLICT = '40001';
-
+/** A replica as the last poll saw it. */
 interface ReplicaState extends Replica {
   up: boolean;
-  /** Replayed position at the last poll. */
   replayed: bigint;
   lagMs: number;
-}
-
-interface RequestPosition {
-  after: bigint | undefined;
-  response: ServerResponse;
 }
 
 export function createReadReplicas({
@@ -85,7 +69,7 @@ export function createReadReplicas({
   maxLagMs,
   pollMs = 250,
 }: ReadReplicasOptions): ReadReplicas {
-  const requests = new AsyncLocalStorage<RequestPosition>();
+  const requests = new AsyncLocalStorage<{ after: bigint | undefined; response: ServerResponse }>();
   const states: ReplicaState[] = replicas.map((replica) => ({
     ...replica,
     up: false,
@@ -107,12 +91,7 @@ export function createReadReplicas({
     }
     await Promise.all(
       states.map(async (state) => {
-        let replayed: bigint | undefined;
-        try {
-          replayed = parseReadPosition(await state.replayPosition());
-        } catch {
-          replayed = undefined;
-        }
+        const replayed = parseReadPosition(await state.replayPosition().catch(() => null));
         const wasUp = state.up;
         // No replay position: down, or not a standby at all (promoted, or misconfigured).
         state.up = replayed !== undefined;
@@ -168,7 +147,7 @@ export function createReadReplicas({
         // A standby cancels a read that conflicts with the WAL it replays (40001, "conflict with recovery"):
         // the primary answers that one. One that cannot serve at all is also skipped until a poll finds it back.
         const unavailable = classifyDatabaseError(error) !== undefined;
-        if (!unavailable && sqlStateOf(error) !== RECOVERY_CONFLICT) throw error;
+        if (!unavailable && sqlStateOf(error) !== '40001') throw error;
         if (unavailable) chosen.replica.up = false;
         count('primary:replica_failed');
         return primary.rows(statement, args);

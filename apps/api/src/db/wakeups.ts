@@ -1,13 +1,10 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
-// Wake-ups of the change feed (events/pet-feed.ts): a sequencing round that gave events their ids sends
-// `NOTIFY pet_events, '<last id>'` at its commit (events/pet-events.store.ts SEQUENCE), whichever instance ran it.
-// A wake-up only says "read the outbox now": the feed reads the
-// events from the table, and also polls, so a wake-up lost (a dropped connection, a pooler in the way) delays an
-// event by at most the poll interval, never drops it.
+// Wake-ups of the change feed (events/pet-feed.ts): a sequencing round sends `NOTIFY pet_events, '<last id>'` at
+// its commit (events/pet-events.store.ts SEQUENCE), whichever instance ran it. A wake-up only says "read the
+// outbox now", and the feed also polls, so a lost one delays an event by at most the poll interval, never drops it.
 
-/** The channel the sequencer notifies. */
 const PET_EVENTS_CHANNEL = 'pet_events';
 
 export interface Wakeups {
@@ -45,46 +42,29 @@ export function silentWakeups(): Wakeups {
   return { subscribe: () => () => {}, close: async () => {} };
 }
 
-export interface PgWakeupsOptions {
-  /** A direct connection to the primary (not through a transaction-mode pooler: notifications would not arrive). */
-  url: string;
-  logger: Logger;
-  /** First wait before reconnecting after a failure, doubled after each failed attempt up to `maxBackoffMs`. */
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** The connection's own deadline for connecting (ms). */
-  connectTimeoutMs?: number;
-}
-
-/** Wake-ups over LISTEN, and the end of their first attempt to connect (it resolves either way: never rejects). */
-export interface PgWakeups extends Wakeups {
-  firstAttempt: Promise<void>;
-}
-
 /**
- * `LISTEN pet_events` on a dedicated pg.Client (never a pooled connection: a pool would hand it back, and LISTEN
- * belongs to one session). When the connection fails or ends, it reconnects with backoff (a warning once per
- * outage, an info line on recovery) and then wakes every subscriber, since notifications sent while it was away
- * are lost. Starts connecting at once; never throws (an outage is logged, polling carries the feed meanwhile).
+ * `LISTEN pet_events` on a dedicated pg.Client to `url`, a direct connection to the primary (LISTEN belongs to one
+ * session: a pool would hand it back). A lost connection is reconnected with backoff from `minBackoffMs` up to 5 s
+ * (a warning once per outage, an info line on recovery), and then every subscriber is woken, since notifications
+ * sent meanwhile are lost. Never throws. `firstAttempt` resolves when the first connection listens or has failed.
  */
 export function pgWakeups({
   url,
   logger,
   minBackoffMs = 100,
-  maxBackoffMs = 5_000,
-  connectTimeoutMs = 5_000,
-}: PgWakeupsOptions): PgWakeups {
-  let firstAttemptDone = () => {};
-  const firstAttempt = new Promise<void>((resolve) => {
-    firstAttemptDone = resolve;
-  });
+}: {
+  url: string;
+  logger: Logger;
+  minBackoffMs?: number;
+}): Wakeups & { firstAttempt: Promise<void> } {
+  const { promise: firstAttempt, resolve: firstAttemptDone } = Promise.withResolvers<void>();
   const fanOut = createFanOut();
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let backoffMs = minBackoffMs;
-  /** Set from the first failure of an outage until the next successful LISTEN. */
-  let outage: { since: number } | undefined;
+  // From the first failure of an outage until the next successful LISTEN.
+  let outageSince: number | undefined;
 
   const failed = (error: unknown, failedClient: pg.Client) => {
     firstAttemptDone();
@@ -92,25 +72,21 @@ export function pgWakeups({
     client = undefined;
     failedClient.removeAllListeners('notification');
     failedClient.end().catch(() => {});
-    if (outage === undefined) {
-      outage = { since: Date.now() };
+    if (outageSince === undefined) {
+      outageSince = Date.now();
       logger.warn(
         { err: error },
         'the change feed lost its LISTEN connection: reconnecting; events are delivered by polling meanwhile',
       );
     }
     retry = setTimeout(connect, backoffMs);
-    backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+    backoffMs = Math.min(backoffMs * 2, 5_000);
   };
 
   const connect = () => {
     retry = undefined;
     if (closed) return;
-    const next = new pg.Client({
-      connectionString: url,
-      connectionTimeoutMillis: connectTimeoutMs,
-      keepAlive: true,
-    });
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
     client = next;
     next.on('error', (error) => failed(error, next));
     next.on('end', () => failed(new Error('the LISTEN connection ended'), next));
@@ -123,12 +99,12 @@ export function pgWakeups({
           firstAttemptDone();
           if (closed || client !== next) return;
           backoffMs = minBackoffMs;
-          if (outage !== undefined) {
+          if (outageSince !== undefined) {
             logger.info(
-              { outageMs: Date.now() - outage.since },
+              { outageMs: Date.now() - outageSince },
               'the change feed is listening again: notifications sent meanwhile were lost, so every follower reads now',
             );
-            outage = undefined;
+            outageSince = undefined;
             fanOut.fire();
           }
         },
@@ -152,13 +128,10 @@ export function pgWakeups({
   };
 }
 
-/** What PGlite's `listen` is: a subscription to a channel, resolved to its unsubscribe. */
-export interface PgliteListener {
-  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
-}
-
 /** PGlite's own LISTEN: one in-process database, nothing to lose in transit and nothing to reconnect. */
-export async function pgliteWakeups(pglite: PgliteListener): Promise<Wakeups> {
+export async function pgliteWakeups(pglite: {
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+}): Promise<Wakeups> {
   const fanOut = createFanOut();
   const unlisten = await pglite.listen(PET_EVENTS_CHANNEL, () => fanOut.fire());
   let closed = false;
