@@ -133,10 +133,6 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // `?limit=1&limit=2` must stay two values (an error), not be merged or nested.
-  app.set('query parser', 'simple');
-
-  // One domain layer: the service functions serve the contract's operations, on both transports.
   const service = createOperationHandlers(deps);
   const handlers: OperationHandlers =
     deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };

@@ -5,7 +5,7 @@ import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@pet
 import etag from 'etag';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { Config } from '../config.js';
-import { methodNotAllowed } from './errors.js';
+import { answerOtherMethod } from './errors.js';
 import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 
@@ -217,37 +217,41 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
   const initScript = representation(INIT_SCRIPT, 'text/javascript; charset=utf-8', REVALIDATE);
   const assets = new Map<string, Promise<Representation>>();
   const csp = contentSecurityPolicy(servers);
-  const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
-  const routes: [string, RequestHandler][] = [
-    [OPENAPI_PATH, (req, res) => send(req, res, openApiDocument(req))],
-    [
-      DOCS_PATH,
-      (req, res) => {
-        res.setHeader('Content-Security-Policy', csp);
-        send(req, res, page);
-      },
-    ],
-    [`${DOCS_PATH}/init.js`, (req, res) => send(req, res, initScript)],
-    [
-      `${DOCS_PATH}/assets/:file`,
-      async (req, res, next) => {
-        const name = req.params.file as string;
-        const asset = ASSETS.get(name);
-        if (asset === undefined) return next('route');
-        // Read once, on first request (the bundle is 1.7 MB).
-        let loaded = assets.get(name);
-        if (loaded === undefined) {
-          loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
-            representation(bytes, asset.type, ASSET_CACHE_CONTROL),
-          );
-          loaded.catch(() => assets.delete(name));
-          assets.set(name, loaded);
-        }
-        send(req, res, await loaded);
-      },
-    ],
-  ];
-  for (const [route, handler] of routes) router.route(route).get(handler).all(onlyGet);
+  const onlyGet: RequestHandler = (req, res) => answerOtherMethod(req, res, 'GET, HEAD');
+
+  router
+    .route(OPENAPI_PATH)
+    .get((req, res) => send(req, res, openApiDocument(req)))
+    .all(onlyGet);
+  router
+    .route(DOCS_PATH)
+    .get((req, res) => {
+      res.setHeader('Content-Security-Policy', csp);
+      send(req, res, page);
+    })
+    .all(onlyGet);
+  router
+    .route(`${DOCS_PATH}/init.js`)
+    .get((req, res) => send(req, res, initScript))
+    .all(onlyGet);
+  router
+    .route(`${DOCS_PATH}/assets/:file`)
+    .get(async (req, res, next) => {
+      const name = req.params.file;
+      const asset = ASSETS.get(name);
+      if (asset === undefined) return next('route');
+      // Read once, on first request (the bundle is 1.7 MB).
+      let loaded = assets.get(name);
+      if (loaded === undefined) {
+        loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
+          representation(bytes, asset.type, ASSET_CACHE_CONTROL),
+        );
+        loaded.catch(() => assets.delete(name));
+        assets.set(name, loaded);
+      }
+      send(req, res, await loaded);
+    })
+    .all(onlyGet);
   return router;
 }

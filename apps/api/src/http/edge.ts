@@ -159,8 +159,7 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
 
 /** The edge on the API, after the request context (its answers carry X-Request-Id and are logged). */
 export function edge(
-  operationHeaders: (method: string, url: string) => Readonly<Record<string, string>> | undefined = () =>
-    undefined,
+  operationHeaders: (method: string, url: string) => Readonly<Record<string, string>> | undefined,
 ): RequestHandler {
   return (req, res, next) => {
     const error = checkMessage(req);
@@ -206,7 +205,6 @@ export function queryOf(req: IncomingMessage): QueryParameters {
   return query;
 }
 
-/** The one strict query reader (docs/interface-decisions.md, "The edge"); a pair without `=` has the value "". */
 /** The query of a route that reads none: any parameter is refused, never ignored. */
 export function refuseQuery(req: IncomingMessage): void {
   for (const name in queryOf(req)) {
@@ -214,6 +212,7 @@ export function refuseQuery(req: IncomingMessage): void {
   }
 }
 
+/** The one strict query reader (docs/interface-decisions.md, "The edge"); a pair without `=` has the value "". */
 function readQuery(search: string): QueryParameters {
   const query: Record<string, string> = Object.create(null);
   // Empty segments (`&&`, a lone `?`) are no parameters, as in WHATWG URL.

@@ -70,7 +70,3 @@ export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, all
   res.statusCode = 204;
   res.end();
 }
-
-export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
-  return (req, res) => answerOtherMethod(req, res, allowed.join(', '));
-}

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { AppError, internalError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -37,10 +38,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
   };
   const server = createServer({ requireHostHeader: false }, listener);
   guardServer(server, listener);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-    server.listen(port, host);
-  });
+  server.listen(port, host);
+  await once(server, 'listening'); // rejects on 'error'
   return server;
 }

@@ -14,7 +14,7 @@ import {
   pathPattern,
   pathResponseHeaders,
 } from '@petstore/schema/internal';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type * as z from 'zod/mini';
 import { AppError } from '../errors.js';
 import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observability/operation-label.js';
@@ -32,20 +32,8 @@ import { sendJsonText } from './send.js';
 // checked before anything else is judged): a table compiled once from the contract, then the key, then the input
 // checked against the contract's schemas, the operation, and the body written by the contract's writer.
 
-/** A path of the contract: its operations by method, and the headers every answer on it carries. */
-interface CompiledPath {
-  pattern: RegExp;
-  parameterNames: string[];
-  byMethod: Map<string, RestOperationContract>;
-  /** `Allow` for 405 and OPTIONS: the contract's methods on this path, plus HEAD wherever GET is. */
-  allow: string;
-  /** For a method the path does not serve (405, OPTIONS): the least settled stability level, and so on. */
-  headers: Record<string, string>;
-  /** By method: every answer of the operation carries them, errors included (stability, deprecation). */
-  operationHeaders: Map<string, Record<string, string>>;
-}
-
-function compilePaths(operations: readonly OperationContract[]): CompiledPath[] {
+/** The paths of the contract: their operations by method, and the headers every answer on them carries. */
+function compilePaths(operations: readonly OperationContract[]) {
   const byPath = new Map<string, RestOperationContract[]>();
   for (const op of operations.filter(isRestOperation))
     byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
@@ -59,16 +47,19 @@ function compilePaths(operations: readonly OperationContract[]): CompiledPath[] 
       return {
         pattern: pathPattern(path, API_BASE_PATH),
         parameterNames: pathParameterNames(path),
-        byMethod: new Map(ops.map((op) => [op.method, op])),
-        allow: methods.join(', '),
-        headers: pathResponseHeaders(ops),
-        operationHeaders: new Map(ops.map((op) => [op.method, operationResponseHeaders(op)])),
+        byMethod: new Map<string, RestOperationContract>(ops.map((op) => [op.method, op])),
+        allow: methods.join(', '), // for 405 and OPTIONS: HEAD wherever GET is
+        headers: pathResponseHeaders(ops), // for a method the path does not serve
+        // By method: every answer of the operation carries them, errors included (stability, deprecation).
+        operationHeaders: new Map<string, Record<string, string>>(
+          ops.map((op) => [op.method, operationResponseHeaders(op)]),
+        ),
       };
     });
 }
 
 /** The path of `url` that matches it, with the path's raw parameter segments, and the headers of its answers. */
-function match(paths: readonly CompiledPath[], method: string, url: string) {
+function match(paths: ReturnType<typeof compilePaths>, method: string, url: string) {
   const queryStart = url.indexOf('?');
   const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
   for (const route of paths) {
@@ -109,8 +100,8 @@ function decodeSegment(segment: string): string {
 /** The operation's typed input from the request: path parameters, query and body, each checked on its own. */
 async function readInput(
   op: RestOperationContract,
-  req: Parameters<RequestHandler>[0],
-  res: Parameters<RequestHandler>[1],
+  req: Request,
+  res: Response,
   segments: string[],
   parameterNames: string[],
   beforeBody: () => void,
@@ -118,11 +109,8 @@ async function readInput(
   const { params, query, body, headers } = op.request;
   let input: Record<string, unknown> = {};
   if (params !== undefined) {
-    const values: Record<string, string> = {};
-    parameterNames.forEach((name, index) => {
-      values[name] = decodeSegment(segments[index] as string);
-    });
-    input = parseOr400(params, values, 'path parameter');
+    const values = parameterNames.map((name, index) => [name, decodeSegment(segments[index] as string)]);
+    input = parseOr400(params, Object.fromEntries(values), 'path parameter');
   }
   if (query === undefined) refuseQuery(req);
   else Object.assign(input, parseOr400(query, queryOf(req), 'query parameter'));
@@ -159,9 +147,7 @@ export interface RestDeps {
   /** The public base URL (…/v1) of `Link: rel="next"`; else built from the request's Host. */
   publicBaseUrl?: string | undefined;
   /** Compression, for an admitted read of a paged operation (app.ts says why only there). */
-  compressAnswer?:
-    | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
-    | undefined;
+  compressAnswer?: ((req: Request, res: Response) => void) | undefined;
   eventStream: Pick<EventStreamOptions, 'keepAliveMs' | 'retryMs'>;
 }
 
@@ -181,11 +167,7 @@ function nextLink(base: string, op: RestOperationContract, input: unknown, curso
  * A read's preconditions, once it has its answer: true when that answer is a 304 (sent here, with the `Vary` its
  * 200 carries when it may be compressed: RFC 9110 section 15.4.5); a false If-Match throws the 412.
  */
-function answeredConditionally(
-  req: Parameters<RequestHandler>[0],
-  res: Parameters<RequestHandler>[1],
-  compressed: boolean,
-): boolean {
+function answeredConditionally(req: Request, res: Response, compressed: boolean): boolean {
   const verdict = evaluatePreconditions(req.method, req.headers);
   if (verdict === 'proceed') return false;
   if (verdict === 'failed') throw preconditionFailed();
@@ -244,20 +226,14 @@ export function restHandler({
         if (answeredConditionally(req, res, false)) return;
         return await sendEventStream(req, res, events, { ...eventStream, onInternalError });
       }
-      let output: unknown;
-      if (success.paged === undefined) {
-        output = await call(op.id, input, { caller });
-        if (safe && answeredConditionally(req, res, compressed)) return;
-      } else {
-        const page = (await call(success.paged.via, input, { caller })) as {
-          items: unknown;
-          nextCursor: string | null;
-        };
-        output = page.items;
-        if (safe && answeredConditionally(req, res, compressed)) return;
-        if (page.nextCursor !== null) {
-          res.setHeader('Link', nextLink(requestBaseUrl(req, publicBaseUrl), op, input, page.nextCursor));
-        }
+      const result = await call(success.paged?.via ?? op.id, input, { caller });
+      if (safe && answeredConditionally(req, res, compressed)) return;
+      const { items: output, nextCursor } =
+        success.paged === undefined
+          ? { items: result, nextCursor: null }
+          : (result as { items: unknown; nextCursor: string | null });
+      if (nextCursor !== null) {
+        res.setHeader('Link', nextLink(requestBaseUrl(req, publicBaseUrl), op, input, nextCursor));
       }
       if (success.location !== undefined) {
         const values: Record<string, unknown> = {};

@@ -2,8 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { stringifyJson } from '@petstore/schema';
 import type { AppError } from '../errors.js';
 
-// Responses are written on Node's ServerResponse directly: Express's `res.send` re-derives the content type,
-// charset, ETag and freshness on every call, none of which a JSON API answer needs.
+// Written on Node's ServerResponse: Express's `res.send` re-derives type, charset, ETag and freshness every call.
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
