@@ -18,11 +18,10 @@ function isJsonContentType(header: string): boolean {
   return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param));
 }
 
-// body-parser reads the bytes only (its JSON.parse rounds int64, its charset decoding replaces invalid bytes). A body
-// without a Content-Type is read too: refused with 415 unless it is empty.
+// body-parser reads the bytes only (its JSON.parse rounds int64, its charset decoding replaces invalid bytes), of
+// any type: checkHead refused the others. A body without a Content-Type is refused with 415 unless it is empty.
 const readRaw = express.raw({
-  type: (req: IncomingMessage) =>
-    req.headers['content-type'] === undefined || isJsonContentType(req.headers['content-type']),
+  type: () => true,
   limit: REQUEST_BODY_LIMIT_BYTES,
   inflate: false,
 });

@@ -136,20 +136,14 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-interface Representation {
-  body: string | Buffer;
-  type: string;
-  cacheControl: string;
-  /** Express's own weak ETag (the `etag` package), made once per body rather than per request. */
-  etag: string;
-}
-
-const representation = (body: string | Buffer, type: string, cacheControl: string): Representation => ({
+/** A body to serve, with Express's own weak ETag (the `etag` package) made once rather than per request. */
+const representation = (body: string | Buffer, type: string, cacheControl: string) => ({
   body,
   type,
   cacheControl,
   etag: etag(body, { weak: true }),
 });
+type Representation = ReturnType<typeof representation>;
 
 /**
  * A representation, conditionally (docs/operations.md, "Conditional GET on the documentation"). The tag is weak

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { serviceUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { sendJson } from './send.js';
+import { sendJsonText } from './send.js';
 
 export interface HealthOptions {
   /** The migrations the database has applied, asked on each check (handed in: a transport never imports db/). */
@@ -54,10 +54,10 @@ export function createHealth({
   };
 
   const router = Router();
-  router.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
+  router.get('/healthz', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
   router.get('/readyz', async (_req, res) => {
     if (draining || !(await isReady())) throw serviceUnavailable(NOT_READY);
-    sendJson(res, 200, { status: 'ready' });
+    sendJsonText(res, 200, '{"status":"ready"}');
   });
   return {
     router,

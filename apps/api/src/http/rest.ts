@@ -89,14 +89,6 @@ export function parseOr400<T extends z.ZodMiniType>(schema: T, value: unknown, s
   return result.data;
 }
 
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new AppError('validation_failed', 'the URL is not valid percent-encoding');
-  }
-}
-
 /** The operation's typed input from the request: path parameters, query and body, each checked on its own. */
 async function readInput(
   op: RestOperationContract,
@@ -109,7 +101,8 @@ async function readInput(
   const { params, query, body, headers } = op.request;
   let input: Record<string, unknown> = {};
   if (params !== undefined) {
-    const values = parameterNames.map((name, index) => [name, decodeSegment(segments[index] as string)]);
+    // A bad percent-encoding throws URIError: handleError's 400.
+    const values = parameterNames.map((name, index) => [name, decodeURIComponent(segments[index] as string)]);
     input = parseOr400(params, Object.fromEntries(values), 'path parameter');
   }
   if (query === undefined) refuseQuery(req);
