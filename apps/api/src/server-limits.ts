@@ -86,13 +86,8 @@ export function guardServer(server: Server, handler: RequestListener): void {
   });
   server.on('connect', (_req, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    const error = new AppError(
-      'method_not_allowed',
-      `CONNECT is not served here (this is not a proxy); allowed: ${SERVER_METHODS}`,
-      { Allow: SERVER_METHODS },
-    );
-    if (socket.writable) socket.end(rawResponse(error));
-    else socket.destroy();
+    const message = `CONNECT is not served here (this is not a proxy); allowed: ${SERVER_METHODS}`;
+    endWith(socket, new AppError('method_not_allowed', message, { Allow: SERVER_METHODS }));
   });
 }
 
@@ -128,11 +123,7 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
     'malformed_request',
     'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
   ];
-  const error = new AppError(code, message);
-  const answer = () => {
-    if (!socket.writable) return socket.destroy();
-    socket.end(rawResponse(error));
-  };
+  const answer = () => endWith(socket, new AppError(code, message));
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) answer();
   // Garbage pipelined behind a complete request: that request's response goes out first, whole, then this
@@ -144,18 +135,22 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
 }
 
 /**
- * A whole HTTP/1.1 error response on a socket no ServerResponse serves, with what every answer carries (Date, a
+ * Ends a socket no ServerResponse serves with a whole HTTP/1.1 answer carrying what every answer carries (Date, a
  * request id, the security headers); the id `parser-<uuid>` says no request reached the app (no log line has it).
  */
-function rawResponse(error: AppError): string {
+function endWith(socket: Duplex, error: AppError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const body = JSON.stringify(error.toBody());
   let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
   head += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: parser-${randomUUID()}\r\n`;
   for (const name in SECURITY_HEADER_CONTRACTS)
     head += `${name}: ${(SECURITY_HEADER_CONTRACTS[name] as { value: string }).value}\r\n`;
   for (const name in error.headers) head += `${name}: ${error.headers[name]}\r\n`;
-  return (
+  socket.end(
     `${head}Content-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
