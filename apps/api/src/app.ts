@@ -1,12 +1,10 @@
 import { appliedMigrationNames } from '@petstore/migrations';
 import {
-  API_BASE_PATH,
   contract as defaultContract,
   IDEMPOTENCY_KEY_HEADER,
   type OpenApiServer,
   type OperationContract,
   READ_AFTER_HEADER,
-  TRPC_ENDPOINT,
   trpcPath,
 } from '@petstore/schema';
 import { STABILITY_HEADER } from '@petstore/schema/internal';
@@ -41,11 +39,7 @@ import { createAppRouter } from './trpc/router.js';
 import { TRPC_MOUNT_PATH, trpcMiddleware } from './trpc/trpc.express.js';
 
 export interface AppDeps {
-  /**
-   * The database: the hot statements (db/sql.ts). Everything the server asks, /readyz and the rate-limit sweep
-   * included, goes this way and never through the Prisma client, whose first query would load its WebAssembly
-   * query compiler (about 24 MB resident, issue 28).
-   */
+  /** Every query the server makes; never the Prisma client, whose first query loads ~24 MB of WASM (issue 28). */
   sql: Sql;
   /** Reads on streaming replicas with read-your-writes (DATABASE_READ_URL); every read on `sql` when absent. */
   replicas?: Pick<ReadReplicas, 'reads' | 'afterWrite' | 'withRequest'> | undefined;
@@ -54,44 +48,26 @@ export interface AppDeps {
   apiKeys: readonly string[];
   /** Migrations that /readyz requires to be applied. */
   migrations: readonly string[];
-  /** /healthz and /readyz, when the caller needs to drive readiness (main: draining); made here otherwise. */
+  /** /healthz and /readyz, when the caller drives readiness (main: draining); made here otherwise. */
   health?: Health | undefined;
-  /** Browser origins allowed by CORS; none when absent. */
   corsOrigins?: readonly string[] | undefined;
-  /**
-   * Requests per minute per key, shared across instances; unlimited when absent. When set, failed
-   * authentications are limited to the same number per minute per client address.
-   */
+  /** Per key and minute, shared across instances (and failed authentications per address); unlimited if absent. */
   rateLimitPerMinute?: number | undefined;
-  /** Deprecated operations (getPet) as MCP tools too; hidden when absent. */
+  /** Deprecated operations (getPet) as MCP tools too. */
   mcpDeprecatedTools?: boolean | undefined;
-  /** How long createPet's idempotency keys are remembered (seconds); 24 hours when absent. */
   idempotencyKeyTtlSeconds?: number | undefined;
-  /** The OpenAPI `servers` (public URLs of the environments); the serving host when absent. */
+  /** The OpenAPI `servers`; the serving host when absent. */
   servers?: readonly OpenApiServer[] | undefined;
-  /**
-   * The public base URL (ending in /v1) of the running environment, the start of `Link: rel="next"` URLs;
-   * when absent they are built from the request's Host.
-   */
+  /** The environment's public base URL (…/v1) for `Link: rel="next"`; else built from the request's Host. */
   publicBaseUrl?: string | undefined;
   /** tRPC's plain JSON calls served without its fetch adapter (default true; the tests compare both). */
   trpcFastPath?: boolean | undefined;
-  /**
-   * The change feed streamPetEvents follows (events/pet-feed.ts), with its wake-ups; when absent, one made on the
-   * first subscription over `sql`, woken by polling alone, with the default settings.
-   */
+  /** The change feed streamPetEvents follows; else one made on the first subscription, woken by polling alone. */
   petFeed?: Pick<PetFeed, 'follow' | 'wake'> | undefined;
-  /** A keep-alive comment on an idle event stream this often (EVENTS_KEEPALIVE_MS; 15 s when absent). */
   eventsKeepAliveMs?: number | undefined;
-  /** Request metrics (METRICS_PORT); none when absent. */
   metrics?: Pick<Metrics, 'observe'> | undefined;
-  /** A server span per request (OpenTelemetry configured); none when absent. */
   tracer?: RequestTracer | undefined;
-  /**
-   * Another contract to serve, keyed by operationId, with the handlers of the operations it adds to the
-   * interface's (the pets service serves the rest); the interface's contract when absent. The extra-operation
-   * test (test/add-operation.test.ts) serves the real contract plus one operation through it.
-   */
+  /** Operations to serve besides the interface's, with their handlers (test/add-operation.test.ts). */
   contract?:
     | {
         operations: Readonly<Record<string, OperationContract>>;
@@ -100,23 +76,14 @@ export interface AppDeps {
     | undefined;
 }
 
-/** Headers a browser client may read from our responses (CORS). */
+// CORS, as docs/operations.md says: the headers browser code may read, and may send.
 const EXPOSED_HEADERS = [
-  'Location',
-  'X-Request-Id',
-  'Deprecation',
-  'Sunset',
-  'Link',
-  'Retry-After',
-  'RateLimit',
-  'RateLimit-Policy',
-  'WWW-Authenticate',
-  // The operation's stability level (stable, beta, experimental), on every REST response.
-  STABILITY_HEADER,
-  // The W3C trace context of the answer, so a traced page can join its spans to ours.
-  'traceresponse',
-  // The database position after a write: our clients send it back for read-your-writes (db/read-replicas.ts).
-  READ_AFTER_HEADER,
+  ...['Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link', 'Retry-After', 'RateLimit'],
+  ...['RateLimit-Policy', 'WWW-Authenticate', STABILITY_HEADER, 'traceresponse', READ_AFTER_HEADER],
+];
+const ALLOWED_HEADERS = [
+  ...['Authorization', 'Content-Type', 'X-Request-Id', IDEMPOTENCY_KEY_HEADER, READ_AFTER_HEADER, 'If-Match'],
+  ...['If-None-Match', 'traceparent', 'tracestate', 'Mcp-Protocol-Version', 'Last-Event-ID'],
 ];
 
 /** The tRPC fast path's output writers: each procedure whose contract body has a hot writer gets it. */
@@ -129,13 +96,7 @@ function trpcOutputWriters(operations: Readonly<Record<string, OperationContract
   return writers;
 }
 
-/** How long an EventSource waits before it reconnects to a stream that ended (its `retry:`). */
-const EVENT_STREAM_RETRY_MS = 1_000;
-
-/**
- * The domain layer every transport calls: one function per operation of the contract (the pets service, and the
- * change feed's stream). A feed is made on the first subscription when none is handed in.
- */
+/** The domain layer every transport calls: the pets service, and the change feed's stream. */
 export function createOperationHandlers(
   deps: Pick<AppDeps, 'sql' | 'logger' | 'replicas' | 'idempotencyKeyTtlSeconds' | 'petFeed'>,
 ): OperationHandlers {
@@ -172,10 +133,6 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // `?limit=1&limit=2` must stay two values (an error), not be merged or nested.
-  app.set('query parser', 'simple');
-
-  // One domain layer: the service functions serve the contract's operations, on both transports.
   const service = createOperationHandlers(deps);
   const handlers: OperationHandlers =
     deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };
@@ -185,39 +142,33 @@ export function createApp(deps: AppDeps): express.Express {
     find: createIssuedKeyLookup(deps.sql),
   });
   const limit = deps.rateLimitPerMinute;
-  const guard = createAccessGuard(verifyKey, {
-    rateLimit:
-      limit === undefined
-        ? undefined
-        : createRateLimiter(createRateLimitStore(deps.sql), {
+  const guard = createAccessGuard(
+    verifyKey,
+    limit === undefined
+      ? {}
+      : {
+          rateLimit: createRateLimiter(createRateLimitStore(deps.sql), {
             limit,
             onSweepError: (error) => logger.warn({ err: error }, 'could not sweep old rate-limit windows'),
           }),
-    failures: limit === undefined ? undefined : createFailureLimiter({ limit }),
-  });
+          failures: createFailureLimiter({ limit }),
+        },
+  );
   const logInternalError = (error: unknown, where: Record<string, unknown>) =>
     logger.error({ err: error, ...where }, 'unhandled error');
   const onInternalError = (error: unknown, req: { method?: string | undefined; url?: string | undefined }) =>
     logInternalError(error, { method: req.method, path: req.url?.split('?')[0] });
 
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
-  // Every request is read once by the edge (method, target, header fields) before any route sees it.
   app.use(edge(operationHeadersOf(contract)));
-  // Everything after the edge is routed by a router of its own, which starts from the target as the edge left it
-  // (Express's router keeps the scheme and host of an absolute-form target it started with: RFC 9112 section
-  // 3.2.2's absolute-form is made origin-form by the edge, before any route reads it).
+  // A router of its own after the edge: Express's app router keeps the scheme and host of an absolute-form target
+  // it started with; this one starts from the origin-form the edge made of it.
   const routes = express.Router();
   app.use(routes);
-  // Each request's database position (its Petstore-Read-After), for the reads and writes it makes.
   const replicas = deps.replicas;
   if (replicas !== undefined) routes.use((req, res, next) => replicas.withRequest(req, res, next));
-  // The answers that can be large may be compressed (the stock middleware): a page of pets, tRPC queries (a list,
-  // or a batch) and the documentation, each once the request is admitted (REST and tRPC call compressAnswer after
-  // the key check: a refused request is not wrapped). A single pet, a created pet and an Error body are not: they
-  // are about 100-300 bytes, under the middleware's 1 KB threshold, and the middleware costs about 10 µs a request
-  // even when it codes nothing (get-by-id 81 -> 92 µs of CPU, 12.5k -> 11.1k req/s in one A/B run of pnpm bench,
-  // 2026-11-27); their answers carry no Vary. compression leaves HEAD uncoded; it is shown a HEAD as the GET it
-  // stands for, so HEAD reports GET's coding and length (RFC 9110 section 9.3.2). It sets itself up at once.
+  // Only the answers that can be large are compressed, once admitted (docs/operations.md, "Compression": the
+  // middleware costs ~10 µs even when it codes nothing). HEAD is shown as the GET it stands for (RFC 9110 9.3.2).
   const compress = compression();
   const compressAnswer = (req: express.Request, res: express.Response) =>
     compress(req.method === 'HEAD' ? Object.create(req, { method: { value: 'GET' } }) : req, res, () => {});
@@ -228,28 +179,12 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
     const options: cors.CorsOptions = {
       origin: deps.corsOrigins.includes('*') ? '*' : [...deps.corsOrigins],
-      // The methods the server serves, not the package's default list (which names PUT, PATCH and DELETE).
-      methods: SERVER_METHODS,
-      // traceparent/tracestate: a page instrumented with OpenTelemetry sends its W3C trace context along.
-      allowedHeaders: [
-        'Authorization',
-        'Content-Type',
-        'X-Request-Id',
-        IDEMPOTENCY_KEY_HEADER,
-        READ_AFTER_HEADER,
-        'If-Match',
-        'If-None-Match',
-        'traceparent',
-        'tracestate',
-        // A browser MCP client (/v1/mcp) sends the revision it negotiated, and may resume a stream.
-        'Mcp-Protocol-Version',
-        'Last-Event-ID',
-      ],
+      methods: SERVER_METHODS, // not the package's default list, which names PUT, PATCH and DELETE
+      allowedHeaders: ALLOWED_HEADERS,
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     };
-    // A browser's preflight (OPTIONS with Access-Control-Request-Method) carries no credentials: answered here,
-    // before authentication. Any other OPTIONS is the route's (204 with Allow, or 404), as without CORS.
+    // A preflight carries no credentials: answered before authentication. Any other OPTIONS is the route's.
     const preflight = cors(options);
     const actual = cors({ ...options, preflightContinue: true });
     routes.use((req, res, next) =>
@@ -258,7 +193,6 @@ export function createApp(deps: AppDeps): express.Express {
         : actual(req, res, next),
     );
   }
-  // The hot path first: every REST operation of the contract, matched from one table.
   routes.use(
     restHandler({
       handlers,
@@ -268,10 +202,7 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError,
       publicBaseUrl: deps.publicBaseUrl,
       compressAnswer,
-      eventStream: {
-        keepAliveMs: deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs,
-        retryMs: EVENT_STREAM_RETRY_MS,
-      },
+      eventStream: { keepAliveMs: deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs, retryMs: 1_000 },
     }),
   );
   routes.use(
@@ -284,7 +215,6 @@ export function createApp(deps: AppDeps): express.Express {
       compressAnswer,
     }),
   );
-  // The third transport: the same operations as MCP tools for agents (mcp/mcp.ts).
   routes.use(
     mcpRouter({
       handlers,
@@ -301,8 +231,7 @@ export function createApp(deps: AppDeps): express.Express {
     (deps.health ?? createHealth({ ...deps, appliedMigrations: () => appliedMigrationNames(deps.sql) }))
       .router,
   );
-  // Public documentation (OpenAPI document, /docs page): no API key; the page keeps helmet's HTML policy.
-  routes.use('/docs', helmet());
+  routes.use('/docs', helmet()); // the page keeps helmet's HTML policy
   routes.use(createDocsRouter({ servers: deps.servers, publicBaseUrl: deps.publicBaseUrl, contract }));
   routes.use(routeNotFound(guard));
   routes.use(errorHandler(onInternalError));

@@ -22,11 +22,8 @@ export interface MessagePrototypes {
 }
 
 /**
- * Request and response classes whose objects have the handler's prototypes from the start. Express sets the
- * prototype of every request and response it handles (`Object.setPrototypeOf`, in `app.handle`); on an object
- * made with another prototype that changes its hidden class, once per request and response, so every property
- * access after it meets objects of one more shape. Made with the prototype Express sets, the call changes
- * nothing. The objects are what Node's own classes make (their constructors run; `instanceof` holds).
+ * Request and response classes whose objects have Express's prototypes from the start, so that its
+ * `Object.setPrototypeOf` in `app.handle` changes no hidden class (docs/performance.md). Node's constructors run.
  */
 export function messageClasses({ request, response }: MessagePrototypes) {
   return {
@@ -45,17 +42,10 @@ function withPrototype<T extends abstract new (...args: never[]) => object>(Base
 }
 
 /**
- * The HTTP server for `handler`, with the limits that keep slow or greedy clients from holding sockets:
- * Node's defaults let a body that never finishes hold a socket for 5 minutes, trickled headers for 60 to
- * 90 s, and accept any number of connections.
- *
- * Node checks the request and headers timeouts on a timer (every 30 s by default, which would add up to
- * 30 s to each); here it runs every second, or as often as the headers timeout if that is shorter.
- * Unlike older Node versions, Node 24 runs the headers timer only while a request is arriving, not while a
- * kept-alive connection is idle, so the headers timeout may be shorter than the keep-alive timeout.
- *
- * Requests Node's parser refuses before the app sees them (not HTTP, oversized headers, a timeout, an
- * unknown `Expect`) are answered here with the interface's `Error` body, as every 4xx is.
+ * The HTTP server for `handler`, with limits that keep slow or greedy clients from holding sockets (Node's
+ * defaults: 5 minutes for a body, 60-90 s for trickled headers, no connection limit). Node checks the timeouts
+ * on a timer, every 30 s by default (adding up to 30 s to each): here every second, or the headers timeout.
+ * Node 24 runs the headers timer only while a request arrives, so it may be shorter than the keep-alive timeout.
  */
 export function createHttpServer(
   app: RequestListener,
@@ -70,7 +60,7 @@ export function createHttpServer(
       headersTimeout: limits.headersTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-      // Node would answer a missing Host with a bare 400; the edge (http/edge.ts) answers it with an Error body.
+      // Node would answer a missing Host with a bare 400; the edge answers it with an Error body.
       requireHostHeader: false,
     },
     handler,
@@ -81,20 +71,14 @@ export function createHttpServer(
 }
 
 /**
- * The edge's part that lives on the server rather than in the request handler, for every listener we open
- * (the API, the metrics server):
- * - Node's parser refusals (not HTTP, oversized headers, a timeout) and an unknown `Expect` get an Error body;
- * - no header field is dropped: Node keeps only the first 2,000 (`maxHeadersCount`); here it keeps them all
- *   (the header size limit still bounds them) and the edge refuses more than MAX_HEADER_FIELDS with 431;
- * - `Expect: 100-continue` is not answered by Node at once: `100 Continue` goes out only when the body is about
- *   to be read, after the request was accepted (edge.ts deferContinue);
- * - CONNECT, which Node answers by closing the connection without a word, is 405 with an Error body.
+ * The edge's part on the server, for every listener (docs/interface-decisions.md, "The edge"): Node's parser
+ * refusals get an Error body; no header field is dropped (Node keeps 2,000: the edge refuses over 100 with 431);
+ * `100 Continue` waits until the body is read (edge.ts deferContinue); CONNECT is 405, not a silent close.
  */
 export function guardServer(server: Server, handler: RequestListener): void {
   server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
-  // An Expect other than 100-continue: the request goes to the handler, whose edge answers it with 417 (edge.ts
-  // checkMessage), as it answers every other message it refuses: with the request id, logged, counted.
+  // The edge answers an Expect other than 100-continue with 417, logged and counted like its other refusals.
   server.on('checkExpectation', handler);
   server.on('checkContinue', (req, res) => {
     deferContinue(req, res);
@@ -102,13 +86,8 @@ export function guardServer(server: Server, handler: RequestListener): void {
   });
   server.on('connect', (_req, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    const error = new AppError(
-      'method_not_allowed',
-      `CONNECT is not served here (this is not a proxy); allowed: ${SERVER_METHODS}`,
-      { Allow: SERVER_METHODS },
-    );
-    if (socket.writable) socket.end(rawResponse(error));
-    else socket.destroy();
+    const message = `CONNECT is not served here (this is not a proxy); allowed: ${SERVER_METHODS}`;
+    endWith(socket, new AppError('method_not_allowed', message, { Allow: SERVER_METHODS }));
   });
 }
 
@@ -144,11 +123,7 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
     'malformed_request',
     'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
   ];
-  const error = new AppError(code, message);
-  const answer = () => {
-    if (!socket.writable) return socket.destroy();
-    socket.end(rawResponse(error));
-  };
+  const answer = () => endWith(socket, new AppError(code, message));
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) answer();
   // Garbage pipelined behind a complete request: that request's response goes out first, whole, then this
@@ -160,20 +135,22 @@ function answerClientError(err: Error & { code?: string }, socket: ClientSocket)
 }
 
 /**
- * A whole HTTP/1.1 error response, written on a socket that no ServerResponse serves; the connection closes. It
- * carries what every answer carries (Date, a request id, `parser-<uuid>`, and the security headers: the document
- * requires them), though not an operation's own headers: there is no request to tell which operation it was for.
+ * Ends a socket no ServerResponse serves with a whole HTTP/1.1 answer carrying what every answer carries (Date, a
+ * request id, the security headers); the id `parser-<uuid>` says no request reached the app (no log line has it).
  */
-function rawResponse(error: AppError): string {
+function endWith(socket: Duplex, error: AppError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const body = JSON.stringify(error.toBody());
   let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
-  // The id says where the answer came from: no request reached the app, so no access-log line carries it.
   head += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: parser-${randomUUID()}\r\n`;
   for (const name in SECURITY_HEADER_CONTRACTS)
     head += `${name}: ${(SECURITY_HEADER_CONTRACTS[name] as { value: string }).value}\r\n`;
   for (const name in error.headers) head += `${name}: ${error.headers[name]}\r\n`;
-  return (
+  socket.end(
     `${head}Content-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

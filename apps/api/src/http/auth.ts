@@ -14,11 +14,9 @@ const BEARER = new RegExp(`^bearer +(${API_KEY_TOKEN}) *$`, 'i');
 export type KeyVerifier = (key: string) => Promise<Caller | undefined>;
 
 /**
- * Checks keys from API_KEYS in constant time: every configured key is compared, always, as fixed-length
- * SHA-256 digests, so neither the position of a match nor the length of a key shows in the timing.
- * Keys it does not know go to `findIssuedKey` (the api_keys table), which looks them up by digest.
- * A known key's caller is {@link callerIdentity} of that digest, whichever of the two knew it: never the key's
- * position in API_KEYS, which differs between instances whose lists are in another order.
+ * Compares a key with every one of API_KEYS, always, as SHA-256 digests (neither a match's position nor a key's
+ * length shows in the timing); others are looked up by digest in the api_keys table. The caller is
+ * {@link callerIdentity} of the digest: never a position in API_KEYS, which differs between instances.
  */
 export function createKeyVerifier(
   envKeys: readonly string[],
@@ -31,8 +29,8 @@ export function createKeyVerifier(
   },
 ): KeyVerifier {
   const digests = envKeys.map(sha256);
-  // Unknown keys with the issued prefix, remembered briefly so that a flood of made-up `psk_` keys costs one
-  // query per key, not one per request. Only absence is cached: a revoked key stops working at once.
+  // Unknown `psk_` keys, remembered briefly: a flood of made-up ones costs a query per key, not per request. Only
+  // absence is cached: a revoked key stops working at once.
   const unknown = new Map<string, number>();
   const negativeTtlMs = issued?.negativeTtlMs ?? 30_000;
   return async (presented) => {
@@ -68,9 +66,8 @@ class UnauthorizedError extends AppError {
 }
 
 /**
- * The request's `Authorization` header: its value, or every value when it came more than once. Node keeps only
- * the first of repeated `Authorization` headers, while a proxy in front may read the last: two credentials in
- * one request are refused, not resolved by whichever reader happens to look.
+ * The request's `Authorization`: its value, or every value when repeated (Node keeps the first, a proxy may read
+ * the last: two credentials are refused, not resolved by whichever reader looks).
  */
 export function authorizationOf(req: IncomingMessage): string | string[] | undefined {
   const value = req.headers.authorization;
@@ -105,20 +102,16 @@ export async function authenticate(
   return caller;
 }
 
-/** What the guard needs to know about a request besides its credentials. */
 export interface AccessRequest {
   /** The client's address, for the limit on failed authentications. */
   address?: string | undefined;
-  /** How many calls the request carries (a tRPC batch), charged to the caller's rate limit at once. */
+  /** How many calls the request carries (a tRPC batch), charged at once. */
   cost?: number;
-  /** The response, which gets the `RateLimit` fields once the request is admitted under a rate limit. */
+  /** Gets the `RateLimit` fields once the request is admitted. */
   response?: Pick<ServerResponse, 'setHeader'> | undefined;
 }
 
-/**
- * Admits a request: authenticates it, then charges the caller's rate limit. Both transports call this
- * one function first, once per HTTP request, so a request is refused the same way whichever way it came.
- */
+/** Authenticates, then charges the rate limit: every transport calls it first, once per HTTP request. */
 export type AccessGuard = (
   authorization: string | string[] | undefined,
   request?: AccessRequest,
@@ -138,8 +131,8 @@ export function createAccessGuard(
     try {
       caller = await authenticate(authorization, verify);
     } catch (error) {
-      // Only a request that fails authentication is limited per address: behind a balancer every client has the
-      // balancer's address, and one client's wrong key must not lock the others' valid keys out.
+      // Only failures are limited per address: behind a balancer every client has its address, and one client's
+      // wrong key must not lock the others' valid keys out.
       if (error instanceof UnauthorizedError && failures !== undefined) {
         await failures.check(address);
         await failures.record(address);

@@ -4,8 +4,7 @@ import express, { type Request, type Response } from 'express';
 import { AppError } from '../errors.js';
 import { sendContinue } from './edge.js';
 
-// Request bodies, read the same way for REST and tRPC: the same media types, the same size limit, the same
-// UTF-8 and JSON rules, the same int64-exact numbers. One reader, so the transports cannot disagree.
+// The one request body reader of every transport (docs/development.md, "Home-made parts", says what it owns).
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -19,12 +18,10 @@ function isJsonContentType(header: string): boolean {
   return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param));
 }
 
-// body-parser as Express ships it, reading bytes only: its JSON.parse rounds int64 and keeps duplicate keys, and
-// its charset decoding replaces invalid bytes where we refuse them. The text is decoded and parsed below. A body
-// without a Content-Type is read too: refused with 415 unless it is empty.
+// body-parser reads the bytes only (its JSON.parse rounds int64, its charset decoding replaces invalid bytes), of
+// any type: checkHead refused the others. A body without a Content-Type is refused with 415 unless it is empty.
 const readRaw = express.raw({
-  type: (req: IncomingMessage) =>
-    req.headers['content-type'] === undefined || isJsonContentType(req.headers['content-type']),
+  type: () => true,
   limit: REQUEST_BODY_LIMIT_BYTES,
   inflate: false,
 });
@@ -74,23 +71,16 @@ export interface JsonBody {
   value: unknown;
 }
 
-/**
- * Reads a required JSON request body. Refuses a non-JSON Content-Type (415), a body over the limit (413), a
- * missing or empty body (400 validation_failed), a missing Content-Type (415) and text that is not UTF-8 JSON
- * (400 malformed_json). The value is not validated here; the caller validates it against its schema.
- */
+/** Reads a required JSON request body; the caller validates the value against its schema. */
 export async function readJsonBody(req: Request, res: Response): Promise<JsonBody> {
   checkHead(req);
-  // Everything that could refuse the request before its body has passed: a client waiting on
-  // `Expect: 100-continue` may send it now (and never earlier, see edge.ts deferContinue).
   sendContinue(req);
   const raw = await new Promise<Buffer | undefined>((resolve, reject) => {
     readRaw(req, res, (error?: unknown) =>
       error === undefined ? resolve(req.body) : reject(fromBodyParser(error as object)),
     );
   });
-  // A field in a chunked body's trailer section (an Idempotency-Key sent after the body) would be read by no one:
-  // refused rather than ignored (RFC 9110 section 6.5.1 lets a recipient that does not process trailers refuse).
+  // A trailer field (an Idempotency-Key after the body) would be read by no one: refused (RFC 9110 section 6.5.1).
   if (req.rawTrailers.length > 0) {
     throw new AppError(
       'validation_failed',

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@petstore/schema';
 import etag from 'etag';
-import { type Request, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { Config } from '../config.js';
-import { methodNotAllowed } from './errors.js';
+import { answerOtherMethod } from './errors.js';
 import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 
@@ -14,21 +14,16 @@ export const OPENAPI_PATH = '/v1/openapi.json';
 const DOCS_PATH = '/docs';
 
 export interface DocsOptions {
-  /** The operations the document describes; the interface's contract when absent (app.ts AppDeps.contract). */
+  /** The operations the document describes; the interface's contract when absent. */
   contract?: OpenApiOptions['contract'] | undefined;
-  /**
-   * The OpenAPI `servers` (the configured public URLs). Default: the absolute base URL the request reached
-   * (`publicBaseUrl`, else its Host), since Prism and client generators ignore a relative `/v1`.
-   */
+  /** Default: the absolute base URL the request reached (Prism and client generators ignore a relative `/v1`). */
   servers?: readonly OpenApiServer[] | undefined;
-  /** The running environment's public base URL (…/v1), when configured. */
   publicBaseUrl?: string | undefined;
 }
 
 /**
- * The servers the document lists: the public URL of each environment that has one configured, the running
- * environment first (so "Try it out" on the staging docs calls staging). Undefined when none is configured,
- * as in local development, where the document points at the server that serves it.
+ * The configured public URLs, the running environment first (so "Try it out" on the staging docs calls staging);
+ * undefined when none is (local development: the document points at the server that serves it).
  */
 export function publicServers(
   config: Pick<Config, 'appEnv' | 'productionUrl' | 'stagingUrl'>,
@@ -43,21 +38,18 @@ export function publicServers(
   return servers.length > 0 ? servers : undefined;
 }
 
-// Swagger UI from the swagger-ui-dist package, served from this process: the page works with no internet.
-// Found on the first request for one of its files, not at start-up.
+// Swagger UI served from this process (the page works with no internet), found on first request.
 let swaggerUiDir: string | undefined;
 const swaggerUi = () =>
   (swaggerUiDir ??= path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')));
-// A Map, not an object literal: a name from the URL such as `constructor` or `__proto__` must not find
-// something inherited from Object.prototype.
+// A Map: a name from the URL such as `__proto__` must find nothing inherited from Object.prototype.
 const ASSETS = new Map([
   ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' }],
   ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' }],
   ['favicon.png', { file: 'favicon-32x32.png', type: 'image/png' }],
 ]);
-/** The assets change only with the swagger-ui-dist version; the ETag lets a client revalidate after an hour. */
+// The assets change only with swagger-ui-dist; the rest may change with any deployment.
 const ASSET_CACHE_CONTROL = 'public, max-age=3600';
-/** The page, its script and the document may change with any deployment: revalidate every time. */
 const REVALIDATE = 'no-cache';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -84,50 +76,25 @@ const PAGE = `<!doctype html>
 `;
 
 /**
- * int64 exact on the page. Swagger UI sends a request body as typed, but shows a JSON answer as
- * `JSON.stringify(JSON.parse(text))`, which rounds every integer past 2^53 (9007199254740993 is shown as
- * ...992). This plugin shows JSON answers by re-indenting the text as received: the digits are the server's.
- * Plain ES2017 with no template literals: it is sent to the browser as written here.
+ * int64 exact on the page: Swagger UI shows a JSON answer as `JSON.stringify(JSON.parse(text))`, which rounds
+ * past 2^53; this plugin re-indents the text as received. Plain ES2017 without template literals: sent as written.
  */
 const EXACT_JSON_PLUGIN = String.raw`// Re-indents JSON text like JSON.stringify(value, null, 2) without parsing a number.
 function indentJson(text) {
   JSON.parse(text); // invalid JSON throws: Swagger UI's own rendering then says so
-  var out = '', depth = 0, inString = false, escaped = false, blank = ' \n\r\t';
+  var depth = 0;
   var newline = function () { return '\n' + '  '.repeat(depth); };
-  for (var i = 0; i < text.length; i++) {
-    var c = text[i];
-    if (inString) {
-      out += c;
-      if (escaped) escaped = false;
-      else if (c === '\\') escaped = true;
-      else if (c === '"') inString = false;
-    } else if (blank.indexOf(c) >= 0) {
-      continue;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === '{' || c === '[') {
-      var j = i + 1;
-      while (j < text.length && blank.indexOf(text[j]) >= 0) j++;
-      if (text[j] === (c === '{' ? '}' : ']')) {
-        out += c + text[j];
-        i = j;
-      } else {
-        depth++;
-        out += c + newline();
-      }
-    } else if (c === '}' || c === ']') {
-      depth--;
-      out += newline() + c;
-    } else if (c === ',') {
-      out += ',' + newline();
-    } else if (c === ':') {
-      out += ': ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  // A string as it is; an empty object or array closed at once; white space outside strings dropped.
+  return text.replace(/"(?:[^"\\]|\\.)*"|[{[][ \n\r\t]*[}\]]|[{[,:}\]]|[ \n\r\t]+/g, function (token) {
+    var c = token[0];
+    if (c === '"') return token;
+    if (token.length > 1 && (c === '{' || c === '[')) return c + token[token.length - 1];
+    if (c === '{' || c === '[') { depth++; return c + newline(); }
+    if (c === '}' || c === ']') { depth--; return newline() + c; }
+    if (c === ',') return ',' + newline();
+    if (c === ':') return ': ';
+    return '';
+  });
 }
 
 function ExactJsonPlugin() {
@@ -169,28 +136,20 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-interface Representation {
-  body: string | Buffer;
-  type: string;
-  cacheControl: string;
-  /** Express's own ETag ('etag' setting 'weak', the `etag` package), made once per body rather than per request. */
-  etag: string;
-}
-
-const representation = (body: string | Buffer, type: string, cacheControl: string): Representation => ({
+/** A body to serve, with Express's own weak ETag (the `etag` package) made once rather than per request. */
+const representation = (body: string | Buffer, type: string, cacheControl: string) => ({
   body,
   type,
   cacheControl,
   etag: etag(body, { weak: true }),
 });
+type Representation = ReturnType<typeof representation>;
 
 /**
- * A representation, conditionally (RFC 9110 section 13.2.2, http/preconditions.ts): 304 when If-None-Match names
- * its tag (weak comparison), 412 when If-Match is false (strong comparison: our tags are weak, so only `*` holds);
- * a malformed field is ignored. The tag is weak (section 8.8.1): it stands for the identity body and for what
- * `compression` codes from it, so a gzip body never carries a strong tag of other bytes. The 304 repeats the `Vary`
- * its 200 carries (section 15.4.5): compression adds it only when there is a body. `res.send` makes the 304 (no
- * body, no Content-Type) from `req.fresh`, which is set here from that verdict, not from the `fresh` package's.
+ * A representation, conditionally (docs/operations.md, "Conditional GET on the documentation"). The tag is weak
+ * (RFC 9110 8.8.1): it stands for the identity body and what `compression` codes from it. The 304 repeats the
+ * `Vary` its 200 carries, which compression adds only to a body. `res.send` makes the 304 from `req.fresh`, set
+ * here from our verdict, not the `fresh` package's.
  */
 function send(req: Request, res: Response, { body, type, cacheControl, etag: tag }: Representation): void {
   const verdict = evaluatePreconditions(req.method, req.headers, tag);
@@ -221,10 +180,7 @@ function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): s
   ].join('; ');
 }
 
-/**
- * `GET /v1/openapi.json` (the OpenAPI 3.1 document generated from @petstore/schema) and `GET /docs` (Swagger UI
- * rendering it). Public documentation: mounted before the API-key check. Other methods are 405.
- */
+/** `GET /v1/openapi.json` (the document of @petstore/schema) and `GET /docs` (Swagger UI), without a key. */
 export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptions = {}): Router {
   const router = Router();
   // Generated on first request, not at start-up: most processes never serve it.
@@ -255,13 +211,13 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
   const initScript = representation(INIT_SCRIPT, 'text/javascript; charset=utf-8', REVALIDATE);
   const assets = new Map<string, Promise<Representation>>();
   const csp = contentSecurityPolicy(servers);
-  const onlyGet = methodNotAllowed(['GET', 'HEAD']);
+
+  const onlyGet: RequestHandler = (req, res) => answerOtherMethod(req, res, 'GET, HEAD');
 
   router
     .route(OPENAPI_PATH)
     .get((req, res) => send(req, res, openApiDocument(req)))
     .all(onlyGet);
-
   router
     .route(DOCS_PATH)
     .get((req, res) => {
@@ -269,19 +225,17 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
       send(req, res, page);
     })
     .all(onlyGet);
-
   router
     .route(`${DOCS_PATH}/init.js`)
     .get((req, res) => send(req, res, initScript))
     .all(onlyGet);
-
   router
     .route(`${DOCS_PATH}/assets/:file`)
     .get(async (req, res, next) => {
       const name = req.params.file;
       const asset = ASSETS.get(name);
       if (asset === undefined) return next('route');
-      // Read once, on first request (the bundle is 1.7 MB): the ETag is the hash of the bytes served.
+      // Read once, on first request (the bundle is 1.7 MB).
       let loaded = assets.get(name);
       if (loaded === undefined) {
         loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
@@ -293,6 +247,5 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
       send(req, res, await loaded);
     })
     .all(onlyGet);
-
   return router;
 }

@@ -5,28 +5,16 @@ import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
 import { sendError } from './send.js';
 
-// The edge: every request is read here once, before REST or tRPC sees it, on every listener we open (the API
-// and the metrics server). Its rules (docs/interface-decisions.md, "The edge"):
-// - a message that two readers could take two ways is refused with 400, never resolved by a guess (RFC 9110,
-//   RFC 9112): a repeated singleton header field, a transfer coding other than `chunked` alone, a target that is
-//   not a path, a Host that is no host, content on a GET;
-// - nothing is truncated or dropped: a limit exceeded is a 4xx that names the limit;
-// - the query is read by one strict reader (`queryOf`), for both transports, after the caller is admitted.
-// The checks are one pass over `rawHeaders` (Node's `headers` merges or drops repeats) and a regular
-// expression over the target: no allocation beyond a lower-cased header name.
+// The edge: every request is read here once, on every listener, before REST or tRPC sees it. Its rules are
+// docs/interface-decisions.md, "The edge". The checks are one pass over `rawHeaders` (Node's `headers` merges or
+// drops repeats) and regular expressions: no allocation beyond a lower-cased header name.
 
-/** Header fields a request may carry at most; Node would keep 2,000 and drop the rest without a word. */
 const MAX_HEADER_FIELDS = 100;
-/** Query parameters a request may carry at most (empty `&&` segments are not parameters). */
 const MAX_QUERY_PARAMETERS = 100;
 /** The methods some route of the API serves; `OPTIONS *` lists them. */
 export const SERVER_METHODS = 'GET, HEAD, POST, OPTIONS';
 
-/**
- * Fields that mean one value: given twice, Node keeps the first (Host, Content-Type, ...) or joins them with
- * ", " (Idempotency-Key, X-Request-Id, ...), and a proxy may read the last. Authorization is not here: two
- * credentials are refused by the key check with 401, as before (auth.ts authorizationOf).
- */
+/** Fields that mean one value (Node keeps the first or joins them). Two Authorizations are the key check's 401. */
 const SINGLETON_FIELDS = [
   'Host',
   'Content-Length',
@@ -46,37 +34,25 @@ const SINGLETON_FIELDS = [
 const SINGLETON_BITS = new Map(SINGLETON_FIELDS.map((name, index) => [name.toLowerCase(), 1 << index]));
 const SINGLETON_LENGTHS = new Set(SINGLETON_FIELDS.map((name) => name.length));
 
-/**
- * An origin-form target (RFC 9112 section 3.2.1): a path and an optional query, printable ASCII only. A `#`
- * (a fragment is never sent) or a raw byte over 0x7E (which Node reads as Latin-1, so a raw `é` would become
- * `Ã©`) is refused rather than guessed at.
- */
+/** Origin-form (RFC 9112 3.2.1), printable ASCII without `#`: Node reads a raw byte over 0x7E as Latin-1. */
 const TARGET_CHARS = /^\/[\x21\x22\x24-\x7e]*$/;
-/**
- * An absolute-form target (RFC 9112 section 3.2.2) of our schemes: its authority (no userinfo) and the rest,
- * path and query, if any. The scheme is case-insensitive.
- */
+/** Absolute-form (RFC 9112 3.2.2) of our schemes: the authority (no userinfo), then path and query, if any. */
 const ABSOLUTE_FORM = /^https?:\/\/([^/?#@]*)([/?].*)?$/i;
 /** `uri-host [ ":" port ]` (RFC 9110 section 7.2), or empty (RFC 9112 section 3.2). */
 const HOST_FIELD =
   /^(?:\[[0-9A-Za-z:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]{0,5})?$/;
 
-const malformed = (message: string) => new AppError('malformed_request', message, { Connection: 'close' });
+// Every refusal closes the connection: the message could not be read with confidence.
+const refusal = (code: ErrorCode, message: string) => new AppError(code, message, { Connection: 'close' });
+const malformed = (message: string) => refusal('malformed_request', message);
 
-/**
- * The edge's verdict on a request's method, target and header fields: an AppError to answer with (the
- * connection is then closed: the message could not be read with confidence), or undefined. `OPTIONS *` passes
- * (the caller answers it); the query is not read here (see queryOf).
- */
 /** The authority of each request whose target was absolute-form, once toOriginForm has rewritten it. */
 const authorities = new WeakMap<IncomingMessage, string>();
 
 /**
- * RFC 9112 section 3.2.2: a server MUST accept the absolute-form, and then use its authority instead of Host. The
- * target is rewritten here, once, into the origin-form every later reader sees (Express's router included, which
- * cannot route a target such as `http://a[b/v1/pets` at all), and its authority is kept for checkMessage to
- * judge. Called by the server's request listener before Express (edgeListener), and again by checkMessage
- * for an app served some other way: the second call finds the first one's work. Returns the authority, if any.
+ * Rewrites an absolute-form target, once, into the origin-form every later reader sees (Express's router cannot
+ * route `http://a[b/v1/pets` at all), and returns its authority, which replaces Host. Called before Express
+ * (edgeListener), and again by checkMessage for an app served some other way.
  */
 function toOriginForm(req: IncomingMessage): string | undefined {
   const known = authorities.get(req);
@@ -97,6 +73,7 @@ export function edgeListener(handler: RequestListener): RequestListener {
   };
 }
 
+/** The edge's verdict on method, target and header fields: an AppError to answer with, or undefined. */
 export function checkMessage(req: IncomingMessage): AppError | undefined {
   if (req.httpVersionMajor !== 1) {
     return malformed('Only HTTP/1.0 and HTTP/1.1 requests are served.');
@@ -116,10 +93,9 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
   }
   const raw = req.rawHeaders;
   if (raw.length > 2 * MAX_HEADER_FIELDS) {
-    return new AppError(
+    return refusal(
       'headers_too_large',
       `The request carries ${raw.length / 2} header fields; at most ${MAX_HEADER_FIELDS} are accepted.`,
-      { Connection: 'close' },
     );
   }
   let seen = 0;
@@ -145,18 +121,15 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
     );
   }
   if (authority !== undefined) headers.host = authority;
-  // Node takes any value that contains the token (`100-continue, foo`) as 100-continue: only the exact
-  // expectation is one we meet (RFC 9110 section 10.1.1); others are 417, as Node's own check answers them.
+  // Node takes any value containing the token (`100-continue, foo`) as 100-continue (RFC 9110 section 10.1.1).
   const expectation = headers.expect;
   if (expectation !== undefined && !/^[ \t]*100-continue[ \t]*$/i.test(expectation)) {
-    return new AppError(
+    return refusal(
       'expectation_failed',
       'Only the Expect value 100-continue is supported; send the request without this Expect header.',
-      { Connection: 'close' },
     );
   }
-  // Read-your-writes (db/read-replicas.ts): a position the api returned, or nothing. Checked whether or not
-  // this instance has replicas, so a bad one is refused everywhere alike.
+  // Checked whether or not this instance has replicas, so a bad position is refused everywhere alike.
   const readAfter = headers['petstore-read-after'];
   if (
     readAfter !== undefined &&
@@ -169,11 +142,10 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
   }
   const coding = headers['transfer-encoding'];
   if (coding !== undefined && !/^[ \t]*chunked[ \t]*$/i.test(coding)) {
-    return new AppError(
+    return refusal(
       'unsupported_media_type',
       `Transfer-Encoding ${JSON.stringify(coding.slice(0, 100))} is not supported: send the body with ` +
         'Content-Length, or with Transfer-Encoding: chunked alone.',
-      { Connection: 'close' },
     );
   }
   if (
@@ -185,20 +157,14 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
   return undefined;
 }
 
-/**
- * The edge on the API, mounted first after the request context (so its answers carry X-Request-Id and are
- * logged): a request the edge refuses is answered here and goes no further; `OPTIONS *` is 204 with the
- * methods the server serves.
- */
+/** The edge on the API, after the request context (its answers carry X-Request-Id and are logged). */
 export function edge(
-  operationHeaders: (method: string, url: string) => Readonly<Record<string, string>> | undefined = () =>
-    undefined,
+  operationHeaders: (method: string, url: string) => Readonly<Record<string, string>> | undefined,
 ): RequestHandler {
   return (req, res, next) => {
     const error = checkMessage(req);
     if (error !== undefined) {
-      // A refusal on an operation's path is that operation's answer: it carries what all of them carry (getPet's
-      // Deprecation, Sunset and Link), as the document says.
+      // A refusal on an operation's path carries what all its answers carry (getPet's Deprecation, Sunset, Link).
       const headers = operationHeaders(req.method, req.url);
       if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name] as string);
       return refuse(res, error);
@@ -228,10 +194,7 @@ const QUERY = Symbol('petstore.query');
 type WithQuery = IncomingMessage & { [QUERY]?: QueryParameters };
 const NO_PARAMETERS: QueryParameters = Object.freeze(Object.create(null));
 
-/**
- * The request's query, read once by `readQuery` (cached on the request). Called by a route after the caller
- * is admitted, so that a request without a key is 401 whatever its query says.
- */
+/** The request's query, read once (cached). Called after the key check: without a key, 401 whatever it says. */
 export function queryOf(req: IncomingMessage): QueryParameters {
   const cached = (req as WithQuery)[QUERY];
   if (cached !== undefined) return cached;
@@ -242,45 +205,39 @@ export function queryOf(req: IncomingMessage): QueryParameters {
   return query;
 }
 
-/**
- * The one strict query reader: `name=value` pairs split on `&`, empty segments (`&&`, a lone `?`) skipped as
- * WHATWG URL does, a pair without `=` has the value "". Never truncated: more than MAX_QUERY_PARAMETERS pairs is
- * a 400 naming the limit (node:querystring kept the first 1,000 and dropped the rest). A name given twice
- * (also spelled `%6Cimit`) is a 400: every parameter we read is single, and two readers would pick different
- * ones. Invalid percent-encoding or UTF-8 is a 400 (`malformed_json` for tRPC's `input`, which is JSON text).
- */
+/** The query of a route that reads none: any parameter is refused, never ignored. */
+export function refuseQuery(req: IncomingMessage): void {
+  for (const name in queryOf(req)) {
+    throw new AppError('validation_failed', `unknown query parameter ${JSON.stringify(name.slice(0, 100))}`);
+  }
+}
+
+/** The one strict query reader (docs/interface-decisions.md, "The edge"); a pair without `=` has the value "". */
 function readQuery(search: string): QueryParameters {
   const query: Record<string, string> = Object.create(null);
-  let count = 0;
-  let start = 0;
-  const length = search.length;
-  while (start <= length) {
-    let end = search.indexOf('&', start);
-    if (end === -1) end = length;
-    if (end > start) {
-      if (++count > MAX_QUERY_PARAMETERS) {
-        throw new AppError(
-          'validation_failed',
-          `the query carries more than ${MAX_QUERY_PARAMETERS} parameters; at most ${MAX_QUERY_PARAMETERS} are accepted`,
-        );
-      }
-      const equals = search.indexOf('=', start);
-      const nameEnd = equals === -1 || equals > end ? end : equals;
-      const name = decodeComponent(
-        search.slice(start, nameEnd),
-        'a query parameter name',
+  // Empty segments (`&&`, a lone `?`) are no parameters, as in WHATWG URL.
+  const pairs = search.split('&').filter((pair) => pair !== '');
+  for (const [index, pair] of pairs.entries()) {
+    if (index === MAX_QUERY_PARAMETERS) {
+      throw new AppError(
         'validation_failed',
-      );
-      if (name in query) {
-        throw new AppError('validation_failed', `${name.slice(0, 100)}: must be given at most once`);
-      }
-      query[name] = decodeComponent(
-        nameEnd === end ? '' : search.slice(nameEnd + 1, end),
-        `query parameter ${JSON.stringify(name.slice(0, 100))}`,
-        name === 'input' ? 'malformed_json' : 'validation_failed',
+        `the query carries more than ${MAX_QUERY_PARAMETERS} parameters; at most ${MAX_QUERY_PARAMETERS} are accepted`,
       );
     }
-    start = end + 1;
+    const equals = pair.indexOf('=');
+    const name = decodeComponent(
+      equals === -1 ? pair : pair.slice(0, equals),
+      'a query parameter name',
+      'validation_failed',
+    );
+    if (name in query) {
+      throw new AppError('validation_failed', `${name.slice(0, 100)}: must be given at most once`);
+    }
+    query[name] = decodeComponent(
+      equals === -1 ? '' : pair.slice(equals + 1),
+      `query parameter ${JSON.stringify(name.slice(0, 100))}`,
+      name === 'input' ? 'malformed_json' : 'validation_failed',
+    );
   }
   return query;
 }
@@ -302,10 +259,8 @@ type WithContinue = IncomingMessage & {
 };
 
 /**
- * A request with `Expect: 100-continue` (the server's checkContinue): `100 Continue` is not sent yet, only when
- * the body is about to be read (`sendContinue`), that is after the edge, the key check, the route, the media type
- * and the declared length accepted the request. Until then the connection is marked to close, since a refused
- * request's body may still arrive.
+ * `Expect: 100-continue` (the server's checkContinue): `100 Continue` waits until the body is about to be read
+ * (sendContinue). Until then the connection is marked to close, since a refused request's body may still arrive.
  */
 export function deferContinue(req: IncomingMessage, res: ServerResponse): void {
   (req as WithContinue)[CONTINUE] = { res, keepAlive: res.shouldKeepAlive };

@@ -43,19 +43,13 @@ export function errorHandler(onInternalError: InternalErrorSink): ErrorRequestHa
   return (error: unknown, req, res, _next) => handleError(error, req, res, onInternalError);
 }
 
-/**
- * The last handler: no route. Under the API's base path the key is still checked first, so that a caller without
- * one learns nothing about which paths exist.
- */
-/**
- * Outside /v1 (`GET /`, `/pets` without the version), where someone new lands first: the message says where the
- * API and its documentation are, so the 404 is a pointer and still an Error body.
- */
+/** Outside /v1 (`GET /`, `/pets`), where someone new lands first, the 404 says where the API and its docs are. */
 const outsideApi = (path: string): string =>
   path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`)
     ? ''
     : `: the API is under ${API_BASE_PATH} (GET ${API_BASE_PATH}/pets with an API key); its documentation is at /docs and ${API_BASE_PATH}/openapi.json`;
 
+/** The last handler. Under /v1 the key is checked first: a caller without one learns nothing about paths. */
 export function routeNotFound(guard: AccessGuard): RequestHandler {
   return async (req, res) => {
     if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
@@ -67,15 +61,12 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
   };
 }
 
-/** For a path that exists: OPTIONS lists the methods, any other unsupported method is 405 with `Allow`. */
-export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
-  const allow = allowed.join(', ');
-  return (req, res) => {
-    res.set('Allow', allow);
-    if (req.method === 'OPTIONS') {
-      res.status(204).end();
-      return;
-    }
+/** A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. */
+export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
+  res.setHeader('Allow', allow);
+  if (req.method !== 'OPTIONS') {
     throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`);
-  };
+  }
+  res.statusCode = 204;
+  res.end();
 }

@@ -1,13 +1,10 @@
 import { Router } from 'express';
 import { serviceUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { sendJson } from './send.js';
+import { sendJsonText } from './send.js';
 
 export interface HealthOptions {
-  /**
-   * The migrations the database has applied (`@petstore/migrations`' appliedMigrationNames), asked on each check. Handed in by the
-   * composition root: a transport never imports db/ (docs/development.md#layers).
-   */
+  /** The migrations the database has applied, asked on each check (handed in: a transport never imports db/). */
   appliedMigrations: () => Promise<readonly string[]>;
   /** Migrations the database must have applied for this build to serve. */
   migrations: readonly string[];
@@ -26,11 +23,8 @@ export interface Health {
 const NOT_READY = 'not ready to serve traffic; retry shortly';
 
 /**
- * Probes for load balancers and orchestrators, outside /v1 and without a key:
- * - `GET /healthz`: the process is up and serving (liveness). Never touches the database.
- * - `GET /readyz`: `{"status":"ready"}` while the database answers and has every migration this build
- *   expects, and the process is not shutting down; 503 `service_unavailable` otherwise. The check runs at
- *   most once per `cacheMs` (1 s), however many probes arrive.
+ * Probes, without a key: `GET /healthz` (liveness, never the database) and `GET /readyz` (ready while the database
+ * answers with every migration this build expects and the process is not draining; else 503).
  */
 export function createHealth({
   appliedMigrations,
@@ -60,10 +54,10 @@ export function createHealth({
   };
 
   const router = Router();
-  router.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
+  router.get('/healthz', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
   router.get('/readyz', async (_req, res) => {
     if (draining || !(await isReady())) throw serviceUnavailable(NOT_READY);
-    sendJson(res, 200, { status: 'ready' });
+    sendJsonText(res, 200, '{"status":"ready"}');
   });
   return {
     router,

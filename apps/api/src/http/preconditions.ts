@@ -1,8 +1,5 @@
-// Conditional requests (RFC 9110 section 13), evaluated by one function for every route that honours them: the
-// REST operations and the documentation. Home-made for a rule no stock part enforces: `fresh` (Express's
-// req.fresh) reads If-None-Match loosely (space-separated tokens, unquoted ones, `xx"tag"yy`) and knows nothing of
-// If-Match or of methods other than GET and HEAD; here a malformed field is never a match (so a malformed If-Match
-// is false), and a false precondition stops any method. preconditions.test.ts holds it to `fresh`'s verdict on every well-formed field.
+// Conditional requests (RFC 9110 section 13) for every route that honours them. Why not `fresh`: docs/development.md,
+// "Home-made parts"; preconditions.test.ts holds it to `fresh`'s verdict on every well-formed field.
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../errors.js';
 
@@ -12,40 +9,21 @@ export interface EntityTag {
   opaque: string;
 }
 
-/** etagc (RFC 9110 section 8.8.3): `!`, `#` to `~`, and obs-text (Node hands header bytes over as latin1). */
-const ETAGC = /^[\x21\x23-\x7e\x80-\xff]*$/;
-
 /**
- * `If-Match` / `If-None-Match` as RFC 9110 sections 13.1.1 and 13.1.2 define them: `*`, or a comma-separated
- * list of entity tags (empty elements allowed, section 5.6.1). Undefined when the field is absent or anything in
- * it is not that: a malformed field names no tag, so it matches nothing (evaluatePreconditions).
+ * `If-Match` / `If-None-Match` (RFC 9110 sections 13.1.1, 13.1.2): `*`, or a comma-separated list of entity tags
+ * (empty elements allowed, section 5.6.1; etagc is `!`, `#` to `~` and obs-text, as Node hands over latin1).
+ * Undefined when absent or anything in it is not that: a malformed field names no tag (evaluatePreconditions).
  */
+const TAG_LIST = /^[ \t,]*(?:(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"[ \t]*(?:,[ \t,]*|$))+$/;
+
 export function parseTagList(field: string | undefined): '*' | EntityTag[] | undefined {
   if (field === undefined) return undefined;
-  const text = field.replace(/^[ \t]+|[ \t]+$/g, '');
-  if (text === '*') return '*';
-  const tags: EntityTag[] = [];
-  let at = 0;
-  while (at < text.length) {
-    const char = text[at];
-    if (char === ',' || char === ' ' || char === '\t') {
-      at += 1;
-      continue;
-    }
-    const weak = text.startsWith('W/', at);
-    const open = weak ? at + 2 : at;
-    if (text[open] !== '"') return undefined;
-    const close = text.indexOf('"', open + 1);
-    if (close === -1) return undefined;
-    const opaque = text.slice(open + 1, close);
-    if (!ETAGC.test(opaque)) return undefined;
-    tags.push({ weak, opaque });
-    // After a tag: optional whitespace, then a comma or the end.
-    at = close + 1;
-    while (text[at] === ' ' || text[at] === '\t') at += 1;
-    if (at < text.length && text[at] !== ',') return undefined;
-  }
-  return tags.length === 0 ? undefined : tags;
+  if (/^[ \t]*\*[ \t]*$/.test(field)) return '*';
+  if (!TAG_LIST.test(field)) return undefined;
+  return [...field.matchAll(/(W\/)?"([^"]*)"/g)].map(([, weak, opaque]) => ({
+    weak: weak !== undefined,
+    opaque: opaque as string,
+  }));
 }
 
 /** What to do with a request whose target exists: go on, answer 304 (GET, HEAD), or answer 412. */

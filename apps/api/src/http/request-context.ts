@@ -15,40 +15,29 @@ import { OPENAPI_PATH } from './docs.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Longest path written to the access log; a 10 KB tRPC batch URL is cut here, marked with `…`. */
+/** Longest path written to the access log (a 10 KB tRPC batch URL is cut, marked with `…`). */
 const LOGGED_PATH_MAX = 200;
 
-/**
- * The security headers of the OWASP REST Security Cheat Sheet, as the contract lists them for every answer (the
- * document declares them from the same list). The /docs page adds helmet's HTML policy.
- */
+/** The security headers the contract lists for every answer (OWASP REST Security Cheat Sheet). */
 const SECURITY_HEADERS: readonly [string, string][] = Object.entries(SECURITY_HEADER_CONTRACTS).map(
   ([name, { value }]) => [name, value],
 );
 
-/**
- * The same headers by their lower-case names: what a library that writes its own answer (tRPC's adapter, the MCP
- * SDK) must not replace (tRPC's stream and the SDK say `Cache-Control: no-cache, no-transform`).
- */
+/** By lower-case name: what a library writing its own answer (tRPC's adapter, the MCP SDK) must not replace. */
 export const FIXED_HEADERS: ReadonlyMap<string, string> = new Map(
   SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]),
 );
 
 export interface RequestObservers {
-  /** One line per request; undefined when the log level leaves them out. */
   accessLog?: AccessLog | undefined;
-  /** Request counts and durations; undefined when METRICS_PORT is unset. */
   metrics?: Pick<Metrics, 'observe'> | undefined;
-  /** A server span per request; undefined unless tracing is configured (its modules are then never loaded). */
   tracer?: RequestTracer | undefined;
 }
 
 /**
- * Every request, first: an id (the caller's X-Request-Id when it is sane, else a new UUID), echoed; the security
- * headers; and, when the response is finished, one access-log line, the request's metrics and the end of its
- * server span. Only method, path (without the query), status, duration, the id and the trace id are logged:
- * never headers, bodies or query values that might carry secrets. Metrics and spans are labelled by the
- * operation the handler recognised (observability/operation-label.ts), never by the path.
+ * Every request, first: an id (the caller's X-Request-Id when sane, else a UUID) and the security headers; when
+ * finished, an access-log line (never headers, bodies or query values that might carry secrets), its metrics
+ * and the end of its span, labelled by operation (observability/operation-label.ts), never by path.
  */
 export function requestContext({ accessLog, metrics, tracer }: RequestObservers): RequestHandler {
   const observed = accessLog !== undefined || metrics !== undefined || tracer !== undefined;
@@ -86,7 +75,7 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
   };
 }
 
-/** Labels the probes and the documentation (mounted after the API's own handlers, which label their requests). */
+/** Labels the probes and the documentation (the API's own handlers label their requests). */
 export const labelOtherRoutes: RequestHandler = (req, res, next) => {
   const path = req.path;
   if (path === '/healthz') labelResponse(res, HEALTHZ_LABEL);

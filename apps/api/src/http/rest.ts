@@ -14,44 +14,26 @@ import {
   pathPattern,
   pathResponseHeaders,
 } from '@petstore/schema/internal';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type * as z from 'zod/mini';
 import { AppError } from '../errors.js';
 import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observability/operation-label.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { checkHead, readJsonBody } from './body.js';
-import { queryOf } from './edge.js';
-import { handleError, type InternalErrorSink } from './errors.js';
+import { queryOf, refuseQuery } from './edge.js';
+import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
 import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
 
-// The REST routes of the contract, served by one Express handler: the path is matched against a table compiled
-// once from the contract (no router layer per route), then the caller is admitted, the request parts are
-// validated against the contract's schemas, the service runs and the body is written by the contract's writer.
+// The REST routes of the contract in one Express handler (docs/development.md, "Home-made parts": the key is
+// checked before anything else is judged): a table compiled once from the contract, then the key, then the input
+// checked against the contract's schemas, the operation, and the body written by the contract's writer.
 
-/** A path of the contract: the operations on it by method, and what every response on it carries. */
-interface CompiledPath {
-  pattern: RegExp;
-  parameterNames: string[];
-  byMethod: Map<string, RestOperationContract>;
-  /** `Allow` for 405 and OPTIONS: the contract's methods on this path, plus HEAD wherever GET is. */
-  allow: string;
-  /**
-   * Headers every response to a method the path does not serve carries (405, OPTIONS): the least settled
-   * stability level on the path, and a deprecated operation's headers when every operation on it is deprecated.
-   */
-  headers: Record<string, string>;
-  /**
-   * Headers every response of an operation carries, errors included (its stability level, a deprecated
-   * operation's deprecation headers), by method.
-   */
-  operationHeaders: Map<string, Record<string, string>>;
-}
-
-function compilePaths(operations: readonly OperationContract[]): CompiledPath[] {
+/** The paths of the contract: their operations by method, and the headers every answer on them carries. */
+function compilePaths(operations: readonly OperationContract[]) {
   const byPath = new Map<string, RestOperationContract[]>();
   for (const op of operations.filter(isRestOperation))
     byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
@@ -65,30 +47,39 @@ function compilePaths(operations: readonly OperationContract[]): CompiledPath[] 
       return {
         pattern: pathPattern(path, API_BASE_PATH),
         parameterNames: pathParameterNames(path),
-        byMethod: new Map(ops.map((op) => [op.method, op])),
-        allow: methods.join(', '),
-        headers: pathResponseHeaders(ops),
-        operationHeaders: new Map(ops.map((op) => [op.method, operationResponseHeaders(op)])),
+        byMethod: new Map<string, RestOperationContract>(ops.map((op) => [op.method, op])),
+        allow: methods.join(', '), // for 405 and OPTIONS: HEAD wherever GET is
+        headers: pathResponseHeaders(ops), // for a method the path does not serve
+        // By method: every answer of the operation carries them, errors included (stability, deprecation).
+        operationHeaders: new Map<string, Record<string, string>>(
+          ops.map((op) => [op.method, operationResponseHeaders(op)]),
+        ),
       };
     });
 }
 
-/**
- * The headers every answer of the operation that `method` and `url` name carries (a deprecated operation's), for
- * answers given before the operation's handler runs (the edge's refusals); undefined for other requests.
- */
+/** The path of `url` that matches it, with the path's raw parameter segments, and the headers of its answers. */
+function match(paths: ReturnType<typeof compilePaths>, method: string, url: string) {
+  const queryStart = url.indexOf('?');
+  const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+  for (const route of paths) {
+    const found = route.pattern.exec(pathname);
+    if (found === null) continue;
+    const served = method === 'HEAD' ? 'GET' : method;
+    const op = route.byMethod.get(served);
+    const headers =
+      op === undefined ? route.headers : (route.operationHeaders.get(served) as Record<string, string>);
+    return { route, segments: found.slice(1), served, op, headers };
+  }
+  return undefined;
+}
+
+/** The headers of the operation `method` and `url` name, for answers given before it runs (the edge's refusals). */
 export function operationHeadersOf(
   contract: Readonly<Record<string, OperationContract>> = defaultContract,
 ): (method: string, url: string) => Readonly<Record<string, string>> | undefined {
   const paths = compilePaths(Object.values(contract));
-  return (method, url) => {
-    const queryStart = url.indexOf('?');
-    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-    const route = paths.find((candidate) => candidate.pattern.test(pathname));
-    if (route === undefined) return undefined;
-    const served = method === 'HEAD' ? 'GET' : method;
-    return route.byMethod.has(served) ? route.operationHeaders.get(served) : route.headers;
-  };
+  return (method, url) => match(paths, method, url)?.headers;
 }
 
 /** A request part (or a whole input) checked by its schema: the parsed value, or 400 naming each field. */
@@ -98,19 +89,11 @@ export function parseOr400<T extends z.ZodMiniType>(schema: T, value: unknown, s
   return result.data;
 }
 
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new AppError('validation_failed', 'the URL is not valid percent-encoding');
-  }
-}
-
 /** The operation's typed input from the request: path parameters, query and body, each checked on its own. */
 async function readInput(
   op: RestOperationContract,
-  req: Parameters<RequestHandler>[0],
-  res: Parameters<RequestHandler>[1],
+  req: Request,
+  res: Response,
   segments: string[],
   parameterNames: string[],
   beforeBody: () => void,
@@ -118,27 +101,14 @@ async function readInput(
   const { params, query, body, headers } = op.request;
   let input: Record<string, unknown> = {};
   if (params !== undefined) {
-    const values: Record<string, string> = {};
-    parameterNames.forEach((name, index) => {
-      values[name] = decodeSegment(segments[index] as string);
-    });
-    input = parseOr400(params, values, 'path parameter');
+    // A bad percent-encoding throws URIError: handleError's 400.
+    const values = parameterNames.map((name, index) => [name, decodeURIComponent(segments[index] as string)]);
+    input = parseOr400(params, Object.fromEntries(values), 'path parameter');
   }
-  // The edge's one strict query reader: each parameter once, nothing dropped (edge.ts readQuery).
-  const parameters = queryOf(req);
-  if (query !== undefined) {
-    Object.assign(input, parseOr400(query, parameters, 'query parameter'));
-  } else {
-    // An operation without query parameters refuses them as listPets refuses unknown ones: never ignored.
-    for (const name in parameters) {
-      throw new AppError(
-        'validation_failed',
-        `unknown query parameter ${JSON.stringify(name.slice(0, 100))}`,
-      );
-    }
-  }
-  // Preconditions come after everything decided without the content (a body's media type, coding and declared
-  // length included: 415 and 413 beat 412) and before the content is read: RFC 9110 section 13.2.1.
+  if (query === undefined) refuseQuery(req);
+  else Object.assign(input, parseOr400(query, queryOf(req), 'query parameter'));
+  // Preconditions after everything decided without the content (415 and 413 beat 412), before it is read: RFC
+  // 9110 section 13.2.1.
   if (body !== undefined) checkHead(req);
   beforeBody();
   if (body !== undefined) {
@@ -149,7 +119,7 @@ async function readInput(
         ? (parsed as Record<string, unknown>)
         : Object.assign(input, parsed);
   }
-  // Declared request headers become their input fields as sent (createPet's Idempotency-Key); the service
+  // Declared request headers become their input fields as sent (createPet's Idempotency-Key): the service
   // applies their rules, so a bad value gets the same answer as over tRPC.
   for (const name in headers) {
     const value = req.headers[name.toLowerCase()];
@@ -167,23 +137,14 @@ export interface RestDeps {
   /** Writers for response bodies by the contract's body id (`Pet`, `Pets`); others use stringifyJson. */
   bodyWriters: Readonly<Record<string, (body: never) => string>>;
   onInternalError: InternalErrorSink;
-  /**
-   * The public base URL (ending in /v1) that `Link: rel="next"` URLs start with, when the environment has one;
-   * otherwise they are built from the request's `Host` (or the address it reached).
-   */
+  /** The public base URL (…/v1) of `Link: rel="next"`; else built from the request's Host. */
   publicBaseUrl?: string | undefined;
-  /** Response compression, applied to an admitted read of a paged operation (app.ts says why only there). */
-  compressAnswer?:
-    | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
-    | undefined;
-  /** A streaming operation's keep-alive and reconnection delay (event-stream.ts). */
+  /** Compression, for an admitted read of a paged operation (app.ts says why only there). */
+  compressAnswer?: ((req: Request, res: Response) => void) | undefined;
   eventStream: Pick<EventStreamOptions, 'keepAliveMs' | 'retryMs'>;
 }
 
-/**
- * RFC 8288 `Link` to the next page: the same route with the same query parameters (the contract's, as parsed:
- * listPets' `limit` and `status`) and the new cursor.
- */
+/** RFC 8288 `Link` to the next page: the same route, the contract's query parameters as parsed, the new cursor. */
 function nextLink(base: string, op: RestOperationContract, input: unknown, cursor: string): string {
   const values = input as Record<string, unknown>;
   const query = new URLSearchParams();
@@ -196,14 +157,10 @@ function nextLink(base: string, op: RestOperationContract, input: unknown, curso
 }
 
 /**
- * A read's preconditions, once it has its answer: true when that answer is a 304 (sent here, with the `Vary` its 200
- * carries when it may be compressed: RFC 9110 section 15.4.5); a false If-Match throws the 412.
+ * A read's preconditions, once it has its answer: true when that answer is a 304 (sent here, with the `Vary` its
+ * 200 carries when it may be compressed: RFC 9110 section 15.4.5); a false If-Match throws the 412.
  */
-function answeredConditionally(
-  req: Parameters<RequestHandler>[0],
-  res: Parameters<RequestHandler>[1],
-  compressed: boolean,
-): boolean {
+function answeredConditionally(req: Request, res: Response, compressed: boolean): boolean {
   const verdict = evaluatePreconditions(req.method, req.headers);
   if (verdict === 'proceed') return false;
   if (verdict === 'failed') throw preconditionFailed();
@@ -225,45 +182,20 @@ export function restHandler({
   eventStream,
 }: RestDeps): RequestHandler {
   const paths = compilePaths(Object.values(contract));
-  const call = handlers as Readonly<
-    Record<string, (input: unknown, context: OperationContext) => Promise<unknown>>
-  >;
+  const call = (id: string, input: unknown, context: OperationContext) =>
+    (
+      handlers[id as keyof typeof handlers] as (input: unknown, context: OperationContext) => Promise<unknown>
+    )(input, context);
 
   return async (req, res, next) => {
-    const url = req.url;
-    const queryStart = url.indexOf('?');
-    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-    let segments: string[] | undefined;
-    let route: CompiledPath | undefined;
-    for (const candidate of paths) {
-      const match = candidate.pattern.exec(pathname);
-      if (match !== null) {
-        route = candidate;
-        segments = match.slice(1);
-        break;
-      }
-    }
-    if (route === undefined || segments === undefined) return next();
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    const op = route.byMethod.get(method);
-    const headers =
-      op === undefined ? route.headers : (route.operationHeaders.get(method) as Record<string, string>);
+    const matched = match(paths, req.method, req.url);
+    if (matched === undefined) return next();
+    const { route, segments, served: method, op, headers } = matched;
     for (const name in headers) res.setHeader(name, headers[name] as string);
     labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
       const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
-      if (op === undefined) {
-        res.setHeader('Allow', route.allow);
-        if (req.method === 'OPTIONS') {
-          res.statusCode = 204;
-          res.end();
-          return;
-        }
-        throw new AppError(
-          'method_not_allowed',
-          `${req.method} is not allowed here; allowed: ${route.allow}`,
-        );
-      }
+      if (op === undefined) return answerOtherMethod(req, res, route.allow);
       const compressed = compressAnswer !== undefined && op.success.paged !== undefined && method === 'GET';
       if (compressed) compressAnswer(req, res);
       // Preconditions (RFC 9110 section 13.2.2): on an unsafe method before the content is read and the operation
@@ -274,38 +206,27 @@ export function restHandler({
       });
       const { success } = op;
       if (success.stream !== undefined) {
-        // A stream: the operation checks its input (and may refuse: 400, 410, 429) before the first byte is sent.
-        // Listened for before the operation runs: a client gone while it checks (a slow database) still stops it.
+        // The operation checks its input (and may refuse: 400, 410, 429) before the first byte is sent. Listened
+        // for before it runs: a client gone while it checks (a slow database) still stops it.
         const stop = new AbortController();
         res.once('close', () => stop.abort());
         if (res.destroyed) stop.abort();
-        const events = (await (call[op.id] as NonNullable<(typeof call)[string]>)(input, {
+        const events = (await call(op.id, input, {
           caller,
           connection: { signal: stop.signal, close: () => res.destroy() },
         })) as PositionedEvents;
         // A 304 or a 412 opens no stream: its answer ends the response, whose close stops the operation.
         if (answeredConditionally(req, res, false)) return;
-        return await sendEventStream(req, res, events, {
-          ...eventStream,
-          onInternalError,
-        });
+        return await sendEventStream(req, res, events, { ...eventStream, onInternalError });
       }
-      let output: unknown;
-      if (success.paged === undefined) {
-        output = await (call[op.id] as NonNullable<(typeof call)[string]>)(input, { caller });
-        if (safe && answeredConditionally(req, res, compressed)) return;
-      } else {
-        const page = (await (call[success.paged.via] as NonNullable<(typeof call)[string]>)(input, {
-          caller,
-        })) as {
-          items: unknown;
-          nextCursor: string | null;
-        };
-        output = page.items;
-        if (safe && answeredConditionally(req, res, compressed)) return;
-        if (page.nextCursor !== null) {
-          res.setHeader('Link', nextLink(requestBaseUrl(req, publicBaseUrl), op, input, page.nextCursor));
-        }
+      const result = await call(success.paged?.via ?? op.id, input, { caller });
+      if (safe && answeredConditionally(req, res, compressed)) return;
+      const { items: output, nextCursor } =
+        success.paged === undefined
+          ? { items: result, nextCursor: null }
+          : (result as { items: unknown; nextCursor: string | null });
+      if (nextCursor !== null) {
+        res.setHeader('Link', nextLink(requestBaseUrl(req, publicBaseUrl), op, input, nextCursor));
       }
       if (success.location !== undefined) {
         const values: Record<string, unknown> = {};

@@ -1,9 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { stringifyJson } from '@petstore/schema';
 import type { AppError } from '../errors.js';
 
-// Responses are written on Node's ServerResponse directly: Express's `res.send` re-derives the content type,
-// charset, ETag and freshness on every call, none of which a JSON API answer needs.
+// Written on Node's ServerResponse: Express's `res.send` re-derives type, charset, ETag and freshness every call.
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -13,11 +11,6 @@ export function sendJsonText(res: ServerResponse, status: number, text: string):
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
-}
-
-/** Sends a JSON body with int64 (`bigint`) values written exactly. */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  sendJsonText(res, status, stringifyJson(body));
 }
 
 /** An AppError as the interface's Error body, JSON text (an answer's body, or a stream's `error` event). */
