@@ -205,7 +205,7 @@ interface RequestExtra {
 function mcpServer(
   tools: readonly Tool[],
   call: Readonly<Record<string, Handler>>,
-  { caller, ...sent }: RequestExtra,
+  { caller, arguments: sent }: RequestExtra,
   onToolError: McpDeps['onToolError'],
 ) {
   // Stateless: the tool list never changes within a request, so no list-changed notifications are promised.
@@ -242,7 +242,7 @@ function mcpServer(
         try {
           const input = parseOr400(
             op.input,
-            decodeArguments(sent.arguments === undefined ? {} : sent.arguments, tool.int64),
+            decodeArguments(sent === undefined ? {} : sent, tool.int64),
             inputSubject(op),
           );
           const answer = await (call[tool.handler] as Handler)(input, { caller });
@@ -279,26 +279,6 @@ async function shorterPage(page: Page, input: Json, handle: Handler, caller: Cal
 }
 
 // ---- HTTP ------------------------------------------------------------------------------------------------
-
-const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
-
-/**
- * A parsed body for the SDK, which would round: each integer past 2^53 (a bigint) as its digit string, except in
- * a tool's arguments at a field that is not int64, where it stays a number so that the input refuses it as REST
- * does (`name` would take the digits; no such field takes an integer past 2^53, so the rounding changes nothing).
- */
-function forTheSdk(body: unknown, tools: readonly Tool[]): unknown {
-  const call = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
-  const args = call?.method === 'tools/call' ? call.params?.arguments : undefined;
-  const int64 = tools.find((tool) => tool.op.id === call?.params?.name)?.int64 ?? [];
-  return JSON.parse(
-    // A replacer's `this` is the object holding `key`.
-    JSON.stringify(body, function (this: unknown, key, item: unknown) {
-      if (typeof item !== 'bigint') return item;
-      return this === args && !int64.includes(key) ? rawJSON(item.toString()) : item.toString();
-    }),
-  );
-}
 
 /**
  * `/v1/mcp` and its RFC 9728 protected-resource metadata. Each request is admitted by the guard before anything is
@@ -359,11 +339,11 @@ export function mcpRouter(deps: McpDeps): Router {
         );
       }
       const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
-      const extra: RequestExtra = { caller, ...checkMessage(value) };
-      const body = value === undefined ? undefined : forTheSdk(value, tools);
-      const request = await toWebRequest(req, body);
-      // The caller goes to the tools as the SDK's pass-through auth info, with the call's arguments as sent; the
-      // key itself goes nowhere.
+      const extra: RequestExtra = { caller, arguments: checkMessage(value) };
+      // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
+      // as sent, from `extra`.)
+      const request = await toWebRequest(req, value === undefined ? undefined : JSON.parse(agentJson(value)));
+      // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
       const response = await handler.fetch(request, {
         authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra: { ...extra } },
       });
@@ -387,7 +367,7 @@ const METADATA_ROOT = '/.well-known/oauth-protected-resource';
  * tool to judge as REST would (the SDK's parse drops a `__proto__` key, and answers arguments that are not an
  * object with a protocol error).
  */
-function checkMessage(value: unknown): Pick<RequestExtra, 'arguments'> {
+function checkMessage(value: unknown): unknown {
   // A JSON-RPC batch (2025-03-26 only) would carry many tool calls for one charge of the rate limit.
   if (Array.isArray(value)) {
     throw new AppError(
@@ -404,11 +384,11 @@ function checkMessage(value: unknown): Pick<RequestExtra, 'arguments'> {
     );
   }
   if (message?.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null)
-    return {};
+    return undefined;
   const sent = message.params.arguments;
   // Arguments that are not an object reach the tool as sent (refused there); the SDK is shown an empty object.
   if (sent !== undefined && (typeof sent !== 'object' || sent === null || Array.isArray(sent))) {
     message.params.arguments = {};
   }
-  return { arguments: sent };
+  return sent;
 }

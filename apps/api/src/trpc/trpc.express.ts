@@ -1,16 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  API_BASE_PATH,
-  type OperationContract,
-  operations,
-  TRPC_ENDPOINT,
-  TRPC_MAX_BATCH_SIZE,
-  trpcPath,
-} from '@petstore/schema';
+import { API_BASE_PATH, operations, TRPC_ENDPOINT, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
 import { deprecationHeaders } from '@petstore/schema/internal';
 import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
@@ -26,11 +19,7 @@ import { createTrpcFastPath, type OutputWriters, routerProcedures, trpcAccept } 
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
-const DEPRECATED = new Map(
-  operations
-    .filter((op): op is OperationContract & { deprecated: object } => op.deprecated !== undefined)
-    .map((op) => [trpcPath(op), deprecationHeaders(op) ?? {}]),
-);
+const DEPRECATED = new Map(operations.map((op) => [trpcPath(op), deprecationHeaders(op)]));
 
 export interface TrpcHttpDeps {
   /** Serve plain JSON calls without tRPC's fetch adapter (default true; false in the test that compares both). */
@@ -40,9 +29,7 @@ export interface TrpcHttpDeps {
   /** The fast path's writers of procedure outputs, by procedure path (trpc-fast-path.ts OutputWriters). */
   outputWriters?: OutputWriters | undefined;
   /** Response compression, applied to an admitted query (GET) call (app.ts says why only there). */
-  compressAnswer?:
-    | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
-    | undefined;
+  compressAnswer?: ((req: Request, res: Response) => void) | undefined;
 }
 
 /** Headers of a tRPC answer: a deprecated procedure's, and those our errors carry (WWW-Authenticate, Retry-After). */
@@ -88,7 +75,7 @@ export function trpcMiddleware(
   const fastPath = createTrpcFastPath(appRouter, responseHeaders, outputWriters);
   const { byPath: procedureTable } = routerProcedures(appRouter);
 
-  const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
+  const sendTrpcError = (res: Response, error: unknown, path: string) => {
     const appError = toAppError(error);
     if (appError === undefined) onInternalError(error, path);
     const known = appError ?? internalError();
