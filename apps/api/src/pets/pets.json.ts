@@ -48,19 +48,20 @@ function isWritablePet(value: unknown): value is Pet {
   );
 }
 
-/** A pet's `json` part. */
-function petSuperjsonJson(pet: Pet): string {
+/** The `json` part of a pet, and its bigint paths under `prefix` (`""` or `"3."`) for `meta`. */
+function petSuperjsonParts(pet: Pet, prefix: string): [json: string, meta: string] {
   const status = pet.status === undefined ? '' : `,"status":${JSON.stringify(pet.status)}`;
-  return `{"id":"${pet.id}","name":${JSON.stringify(pet.name)},"categoryId":"${pet.categoryId}"${status}}`;
+  return [
+    `{"id":"${pet.id}","name":${JSON.stringify(pet.name)},"categoryId":"${pet.categoryId}"${status}}`,
+    `"${prefix}id":["bigint"],"${prefix}categoryId":["bigint"]`,
+  ];
 }
-
-/** A pet's bigint paths, under `prefix` (`""` or `"3."`). */
-const petBigintPaths = (prefix: string) => `"${prefix}id":["bigint"],"${prefix}categoryId":["bigint"]`;
 
 /** A Pet in superjson's wire format, or undefined when the value is not exactly a Pet. */
 export function petSuperjson(value: unknown): string | undefined {
   if (!isWritablePet(value)) return undefined;
-  return `{"json":${petSuperjsonJson(value)},"meta":{"values":{${petBigintPaths('')}},"v":1}}`;
+  const [json, meta] = petSuperjsonParts(value, '');
+  return `{"json":${json},"meta":{"values":{${meta}},"v":1}}`;
 }
 
 /** A list of Pets in superjson's wire format, or undefined when the value is not exactly that. */
@@ -72,8 +73,9 @@ export function petsSuperjson(value: unknown): string | undefined {
   for (let index = 0; index < value.length; index++) {
     const pet: unknown = value[index];
     if (!isWritablePet(pet)) return undefined;
-    json += `${index === 0 ? '' : ','}${petSuperjsonJson(pet)}`;
-    meta += `${index === 0 ? '' : ','}${petBigintPaths(`${index}.`)}`;
+    const [petText, petMeta] = petSuperjsonParts(pet, `${index}.`);
+    json += index === 0 ? petText : `,${petText}`;
+    meta += index === 0 ? petMeta : `,${petMeta}`;
   }
   return `{"json":[${json}],"meta":{"values":{${meta}},"v":1}}`;
 }
