@@ -1,11 +1,7 @@
-// The contract served over the Model Context Protocol, at /v1/mcp: the third transport, beside REST and tRPC, over
-// the same handlers. The official SDK (`@modelcontextprotocol/server` 2.x) does the protocol: `createMcpHandler`
-// serves the 2026-07-28 revision per request and, statelessly, the 2025 revisions its fallback negotiates, so any
-// instance answers any call. Nothing about an operation is written here: one tool per REST operation of the
-// contract, its name, description and input schema from the operation, its output schema from the success body,
-// its annotations from the HTTP method. Arguments go through the operation's own typed input (the schema tRPC
-// validates with) after the one rule for an integer's spelling; the caller is the key's, admitted by the same
-// guard (rate limit included); errors are the contract's Error body. docs/interface-decisions.md "MCP".
+// The contract over the Model Context Protocol at /v1/mcp, over the same handlers as REST and tRPC; the official
+// SDK does the protocol, statelessly (any instance answers any call). One tool per REST operation, all of it from
+// the contract; arguments go through the operation's own input, the caller is admitted by the same guard, errors
+// are the contract's Error body. docs/interface-decisions.md "MCP".
 
 import { toWebRequest } from '@modelcontextprotocol/node';
 import {
@@ -38,10 +34,7 @@ import type { Caller, OperationContext } from '../operations.js';
 
 /** Where the MCP endpoint is served. */
 const MCP_PATH = `${API_BASE_PATH}/mcp`;
-/**
- * The most a list tool's answer holds, in bytes of its JSON: an agent's tool output is capped (about 25k tokens);
- * a page over this is answered shorter, with the cursor of where it stopped, never refused.
- */
+/** The most a list tool's answer holds, in bytes of JSON (an agent's tool output is capped at about 25k tokens). */
 export const MCP_PAGE_BYTES = 48 * 1024;
 
 type Json = Record<string, unknown>;
@@ -62,14 +55,14 @@ export interface McpDeps {
 // ---- schemas ---------------------------------------------------------------------------------------------
 
 const INT64_TEXT = '^-?[0-9]+$';
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const INT64_NOTE =
   'int64: a JSON integer (exact over the whole range), or a string spelling the integer as a REST path or query ' +
   'does (`7`, `7.0`, `7e0`); answers carry int64 as digit strings.';
 
 /**
- * A JSON Schema of the contract as an agent sees it: every int64 (`format: int64`) is accepted as a JSON integer
- * or as a string spelling one on the way in, and sent as a digit string on the way out (JSON tooling rounds integers past
- * 2^53; a string never is). Bounds past 2^53 are carried by the description, not by `minimum`/`maximum`.
+ * A JSON Schema as an agent sees it: an int64 is a JSON integer or a string spelling one on the way in, a digit
+ * string on the way out (JSON tooling rounds integers past 2^53); bounds past 2^53 are in the description only.
  */
 function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
   if (Array.isArray(node)) return node.map((item) => agentSchema(item, io));
@@ -77,28 +70,21 @@ function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
   const schema = node as Json;
   if (schema.format === 'int64') {
     const description = [schema.description, INT64_NOTE].filter(Boolean).join(' ');
-    const digits = { type: 'string', pattern: INT64_TEXT };
-    if (io === 'output') return { ...digits, description };
-    const spelt = { type: 'string', minLength: 1 };
+    if (io === 'output') return { type: 'string', pattern: INT64_TEXT, description };
     const safe = (bound: unknown, fallback: number) =>
-      typeof bound === 'number'
-        ? Math.max(Math.min(bound, Number.MAX_SAFE_INTEGER), -Number.MAX_SAFE_INTEGER)
-        : fallback;
+      typeof bound === 'number' ? Math.max(Math.min(bound, MAX_SAFE), -MAX_SAFE) : fallback;
     const integer = {
       type: 'integer',
-      minimum: safe(schema.minimum, -Number.MAX_SAFE_INTEGER),
-      maximum: safe(schema.maximum, Number.MAX_SAFE_INTEGER),
+      minimum: safe(schema.minimum, -MAX_SAFE),
+      maximum: safe(schema.maximum, MAX_SAFE),
     };
-    return { description, anyOf: [integer, spelt] };
+    return { description, anyOf: [integer, { type: 'string', minLength: 1 }] };
   }
   const { $schema: _dialect, ...rest } = schema;
   return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, agentSchema(value, io)]));
 }
 
-/**
- * A schema the SDK lists as given and never refuses by: the operation's own input decides (decodeArguments), so
- * that an agent gets the same verdict, in the same Error body, as REST and tRPC.
- */
+/** A schema the SDK lists and never refuses by: the operation's own input decides, as on REST and tRPC. */
 const listedSchema = (jsonSchema: Json): StandardSchemaWithJSON => ({
   '~standard': {
     version: 1,
@@ -146,40 +132,33 @@ function toolsOf(operations: readonly OperationContract[], deprecated: boolean):
   // A stream (the change feed) is no tool: a tool call answers once.
   return operations
     .filter(isRestOperation)
-    .filter((op) => op.success.stream === undefined)
-    .flatMap((op): Tool[] => {
-      if (op.deprecated !== undefined && !deprecated) return [];
+    .filter((op) => op.success.stream === undefined && (op.deprecated === undefined || deprecated))
+    .map((op): Tool => {
       const via = op.success.paged === undefined ? undefined : byId.get(op.success.paged.via);
       const body = (via ?? op).success.body;
       const input = modelJsonSchema(op.input, 'input');
       const inputSchema = agentSchema(input, 'input') as Json & { properties?: Record<string, unknown> };
-      // A request header that is a field of the typed input (createPet's Idempotency-Key): its rule and meaning, as the
-      // document gives them for the header, on the argument.
+      // A request header that is a field of the input (Idempotency-Key): the document's rule and meaning for it.
       for (const header of Object.values(op.request.headers ?? {})) {
         if (inputSchema.properties?.[header.field] === undefined) continue;
         const { $schema: _dialect, ...rule } = modelJsonSchema(header.schema, 'input');
         inputSchema.properties[header.field] = { ...rule, description: header.description };
       }
-      return [
-        {
-          op,
-          handler: via?.id ?? op.id,
-          inputSchema,
-          outputSchema:
-            body === undefined
-              ? { type: 'object' }
-              : (agentSchema(modelJsonSchema(body.schema, 'output'), 'output') as Json),
-          int64: int64Fields(input),
-          paged: via !== undefined,
-        },
-      ];
+      return {
+        op,
+        handler: via?.id ?? op.id,
+        inputSchema,
+        outputSchema:
+          body === undefined
+            ? { type: 'object' }
+            : (agentSchema(modelJsonSchema(body.schema, 'output'), 'output') as Json),
+        int64: int64Fields(input),
+        paged: via !== undefined,
+      };
     });
 }
 
-/**
- * What an agent is told a tool does: the operation's summary and what is particular to a tool (the page and its
- * cursor; a deprecation). Not the REST description, which speaks of headers and a bare array.
- */
+/** The operation's summary and what is particular to a tool (not the REST description: headers, a bare array). */
 function toolDescription({ op, paged }: Tool): string {
   const parts = [`${op.summary}.`];
   if (paged) {
@@ -226,7 +205,7 @@ interface RequestExtra {
 function mcpServer(
   tools: readonly Tool[],
   call: Readonly<Record<string, Handler>>,
-  { caller, ...sent }: RequestExtra,
+  { caller, arguments: sent }: RequestExtra,
   onToolError: McpDeps['onToolError'],
 ) {
   // Stateless: the tool list never changes within a request, so no list-changed notifications are promised.
@@ -244,11 +223,8 @@ function mcpServer(
         description: toolDescription(tool),
         inputSchema: listedSchema(tool.inputSchema),
         outputSchema: listedSchema(tool.outputSchema),
-        // From the HTTP method (RFC 9110 section 9.2): a GET reads. A POST creates, which MCP calls additive (not
-        // destructive); it is idempotent only when the call carries an idempotency key, which the annotation cannot
-        // know: it says no. A PUT replaces and a DELETE removes: idempotent by HTTP's definition (section 9.2.2:
-        // the same call twice leaves what once does), and destructive as MCP means it (more than additive: what
-        // was there is overwritten or gone); a PATCH is destructive and, by HTTP, not idempotent.
+        // From the HTTP method (RFC 9110 section 9.2). A POST is additive, and idempotent only with a key, which
+        // the annotation cannot know; PUT and DELETE overwrite or remove (destructive) and are idempotent.
         annotations: read
           ? { readOnlyHint: true, openWorldHint: false }
           : {
@@ -266,7 +242,7 @@ function mcpServer(
         try {
           const input = parseOr400(
             op.input,
-            decodeArguments(sent.arguments === undefined ? {} : sent.arguments, tool.int64),
+            decodeArguments(sent === undefined ? {} : sent, tool.int64),
             inputSubject(op),
           );
           const answer = await (call[tool.handler] as Handler)(input, { caller });
@@ -290,10 +266,7 @@ interface Page {
   nextCursor: string | null;
 }
 
-/**
- * A page over MCP_PAGE_BYTES, read again with as many items as fit (with room for its cursor), so that the cursor
- * is the one the domain gives.
- */
+/** A page over MCP_PAGE_BYTES read again with as many items as fit, so that its cursor is the domain's. */
 async function shorterPage(page: Page, input: Json, handle: Handler, caller: Caller): Promise<Page> {
   let fit = 0;
   let bytes = 300; // `{"items":[],"nextCursor":…}` with a cursor
@@ -306,28 +279,6 @@ async function shorterPage(page: Page, input: Json, handle: Handler, caller: Cal
 }
 
 // ---- HTTP ------------------------------------------------------------------------------------------------
-
-const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
-
-/**
- * A parsed body for the SDK, which reads JSON itself (and would round): each integer past 2^53 (a bigint from our
- * exact reader) as its digit string, the spelling decodeArguments reads, except in a tool's arguments at a field
- * that is not int64, where it stays a JSON number, so that the operation's input refuses it as REST does (`name`
- * takes no number, where it would take the digits; the number is rounded on the way, but no such field takes an
- * integer past 2^53, so no verdict changes).
- */
-function forTheSdk(body: unknown, tools: readonly Tool[]): unknown {
-  const call = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
-  const args = call?.method === 'tools/call' ? call.params?.arguments : undefined;
-  const int64 = tools.find((tool) => tool.op.id === call?.params?.name)?.int64 ?? [];
-  return JSON.parse(
-    // A replacer's `this` is the object holding `key`.
-    JSON.stringify(body, function (this: unknown, key, item: unknown) {
-      if (typeof item !== 'bigint') return item;
-      return this === args && !int64.includes(key) ? rawJSON(item.toString()) : item.toString();
-    }),
-  );
-}
 
 /**
  * `/v1/mcp` and its RFC 9728 protected-resource metadata. Each request is admitted by the guard before anything is
@@ -388,11 +339,11 @@ export function mcpRouter(deps: McpDeps): Router {
         );
       }
       const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
-      const extra: RequestExtra = { caller, ...checkMessage(value) };
-      const body = value === undefined ? undefined : forTheSdk(value, tools);
-      const request = await toWebRequest(req, body);
-      // The caller goes to the tools as the SDK's pass-through auth info, with the call's arguments as sent; the
-      // key itself goes nowhere.
+      const extra: RequestExtra = { caller, arguments: checkMessage(value) };
+      // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
+      // as sent, from `extra`.)
+      const request = await toWebRequest(req, value === undefined ? undefined : JSON.parse(agentJson(value)));
+      // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
       const response = await handler.fetch(request, {
         authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra: { ...extra } },
       });
@@ -412,13 +363,12 @@ export function mcpRouter(deps: McpDeps): Router {
 const METADATA_ROOT = '/.well-known/oauth-protected-resource';
 
 /**
- * What our layer refuses in a message before the SDK reads it, and the call's arguments exactly as sent (they go
- * to the tool, which judges them as REST would: the SDK's own parse drops a `__proto__` key and answers a protocol
- * error for arguments that are not an object, where REST answers 400 validation_failed).
+ * What our layer refuses in a message before the SDK reads it, and the call's arguments exactly as sent, for the
+ * tool to judge as REST would (the SDK's parse drops a `__proto__` key, and answers arguments that are not an
+ * object with a protocol error).
  */
-function checkMessage(value: unknown): Pick<RequestExtra, 'arguments'> {
-  // One message per request: a JSON-RPC batch (which the 2025-03-26 revision allowed and later ones removed)
-  // would carry many tool calls for one charge of the caller's rate limit, where a tRPC batch costs its calls.
+function checkMessage(value: unknown): unknown {
+  // A JSON-RPC batch (2025-03-26 only) would carry many tool calls for one charge of the rate limit.
   if (Array.isArray(value)) {
     throw new AppError(
       'validation_failed',
@@ -434,12 +384,11 @@ function checkMessage(value: unknown): Pick<RequestExtra, 'arguments'> {
     );
   }
   if (message?.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null)
-    return {};
+    return undefined;
   const sent = message.params.arguments;
-  // Arguments that are not an object reach the tool as sent (and are refused there, in the Error body); the SDK is
-  // shown an empty object.
+  // Arguments that are not an object reach the tool as sent (refused there); the SDK is shown an empty object.
   if (sent !== undefined && (typeof sent !== 'object' || sent === null || Array.isArray(sent))) {
     message.params.arguments = {};
   }
-  return { arguments: sent };
+  return sent;
 }

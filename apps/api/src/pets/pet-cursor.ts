@@ -3,11 +3,9 @@ import { CURSOR_MAX_LENGTH, type PetStatus, PetStatusSchema } from '@petstore/sc
 import { operationError } from '../errors.js';
 
 // A paging cursor: `base64url(JSON payload) "." base64url(first 12 bytes of sha256(domain + payload))`. The
-// checksum makes a truncated, tampered or foreign token a clear 400 rather than a silently wrong page; it is
-// integrity, not secrecy nor a security boundary (anyone holding a key can list the same pets), so it needs
-// no shared secret and a cursor works on every instance and on both transports. A cursor is bound to the
-// `status` filter it was made for (the position `after` only means something within that filter) and not to
-// `limit`, so a client may change its page size mid-walk.
+// checksum makes a truncated, tampered or foreign token a clear 400 rather than a wrong page; it is integrity, not
+// secrecy (anyone with a key can list the same pets), so no shared secret: a cursor works on every instance and
+// transport. It is bound to its `status` filter (`after` only means something within it), not to `limit`.
 
 const VERSION = 1;
 const DOMAIN = 'petstore-cursor-v1\n';
@@ -30,11 +28,8 @@ const checksum = (payload: string) =>
     .toString('base64url');
 
 export function encodePetCursor({ after, status }: PetCursor): string {
-  const payload = JSON.stringify(
-    status === undefined
-      ? { v: VERSION, after: String(after) }
-      : { v: VERSION, after: String(after), status },
-  );
+  // No `status` key without a filter (JSON.stringify leaves out an undefined value).
+  const payload = JSON.stringify({ v: VERSION, after: String(after), status });
   return `${Buffer.from(payload).toString('base64url')}.${checksum(payload)}`;
 }
 
@@ -50,15 +45,8 @@ export function decodePetCursor(text: string, status: PetStatus | undefined): Pe
   if (text.length === 0 || text.length > CURSOR_MAX_LENGTH) {
     throw invalid(`must be 1 to ${CURSOR_MAX_LENGTH} characters`);
   }
-  const parts = text.split('.');
-  const [body, sum] = parts;
-  if (
-    parts.length !== 2 ||
-    body === undefined ||
-    sum === undefined ||
-    !BASE64URL.test(body) ||
-    !BASE64URL.test(sum)
-  ) {
+  const [body, sum, extra] = text.split('.') as [string, string?, string?];
+  if (extra !== undefined || sum === undefined || !BASE64URL.test(body) || !BASE64URL.test(sum)) {
     throw invalid('is not a cursor given by this service (copy it whole from a Link header or nextCursor)');
   }
   const payload = Buffer.from(body, 'base64url').toString('utf8');
@@ -74,13 +62,16 @@ export function decodePetCursor(text: string, status: PetStatus | undefined): Pe
   const fields = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   if (fields.v !== VERSION)
     throw invalid('was made by another version of the service; restart from the first page');
-  const after = fields.after;
-  if (typeof after !== 'string' || !DECIMAL_ID.test(after) || BigInt(after) > INT64_MAX) {
+  const { after } = fields;
+  const cursorStatus = fields.status === undefined ? undefined : PetStatusSchema.safeParse(fields.status);
+  if (
+    typeof after !== 'string' ||
+    !DECIMAL_ID.test(after) ||
+    BigInt(after) > INT64_MAX ||
+    cursorStatus?.success === false
+  ) {
     throw invalid('is not a cursor given by this service');
   }
-  const cursorStatus = fields.status === undefined ? undefined : PetStatusSchema.safeParse(fields.status);
-  if (cursorStatus !== undefined && !cursorStatus.success)
-    throw invalid('is not a cursor given by this service');
   const madeFor = cursorStatus?.data;
   // One canonical form: the token must be exactly what encodePetCursor writes for what it decodes to. Base64url
   // has unused bits (and JSON other spellings, key orders, repeated keys) that would give one position many

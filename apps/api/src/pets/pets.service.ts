@@ -1,5 +1,5 @@
 import type { OperationParsedInput, Pet, PetsPage } from '@petstore/schema';
-import { type PetRecord, type Sql, statement } from '../db/sql.js';
+import { type PetRecord, type Sql, type SqlArg, statement } from '../db/sql.js';
 import { operationError } from '../errors.js';
 import {
   createSweeper,
@@ -14,10 +14,9 @@ import { decodePetCursor, encodePetCursor } from './pet-cursor.js';
 
 // Each column named as the Pet model's field (PetRecord): rows are read by these names, never by position.
 const COLUMNS = 'id, name, category_id AS "categoryId", status::text AS status';
-// The statements the pet operations run: fixed texts, so each is prepared once per connection. The filtered list
-// is exactly the shape pets_status_id_idx serves (an index range scan, no sort); the unfiltered one walks the
-// primary key. Pages are keyset, never OFFSET: a page starts after the last id of the previous one, so page 400
-// costs what page 1 costs, and rows inserted during a walk (higher ids) never shift what is left to read.
+// Fixed texts, each prepared once per connection. The filtered list is the shape pets_status_id_idx serves (a range
+// scan, no sort). Pages are keyset, never OFFSET: page 400 costs what page 1 costs, and rows inserted during a walk
+// (higher ids) never shift what is left to read.
 const LIST_ALL = statement<PetRecord>(`SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`);
 const LIST_BY_STATUS = statement<PetRecord>(
   `SELECT ${COLUMNS} FROM pets WHERE status = $1::pet_status AND id > $2 ORDER BY id LIMIT $3`,
@@ -27,13 +26,10 @@ const CREATE = statement<PetRecord>(
   `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3::pet_status) RETURNING ${COLUMNS}`,
 );
 
-// createPet with an idempotency key. The key lives on the pet it created (pets.idempotency_key_hash, unique among
-// keyed pets), so the usual case, a new key, is ONE insert of one row, one round trip, like a plain create:
-// - it takes, without waiting, a transaction-scoped advisory lock on the key: held by a keyed create with this key
-//   that has not committed yet, it fails, and nothing is inserted (that request is still running: 409);
-// - `ON CONFLICT ... DO NOTHING`: a committed pet with this key already exists, and nothing is inserted.
-// Only when no row comes back does a second statement look the key up: a replay (same fingerprint), a 422 (another
-// body), an expired key (forgotten, then the insert is tried again) or nothing visible (the lock was held: 409).
+// createPet with an idempotency key, which lives on the pet it created (pets.idempotency_key_hash): a new key is one
+// insert, one round trip. Nothing is inserted when the key's advisory lock is held by a keyed create not yet
+// committed, or a committed pet has the key (ON CONFLICT); only then is the key looked up: a replay (same
+// fingerprint), a 422 (another body), an expired key (forgotten, then inserted again) or nothing visible (409).
 const KEY_COLUMNS = `${COLUMNS}, idempotency_fingerprint = $2 AS "sameRequest",
   created_at <= now() - make_interval(secs => $3::int) AS expired`;
 const CREATE_WITH_KEY =
@@ -59,6 +55,13 @@ const SWEEP_EXPIRED_KEYS = statement<{ swept: number }>(`WITH expired AS (
   )
   SELECT count(*)::int AS swept FROM swept`);
 
+/** The new pet's columns, as CREATE and CREATE_WITH_KEY take them. */
+const petArgs = ({ name, categoryId, status }: OperationParsedInput<'createPet'>): SqlArg[] => [
+  { value: name, type: 'string' },
+  { value: categoryId, type: 'bigint' },
+  { value: status ?? null, type: 'string' },
+];
+
 /** A pet's record becomes a Pet; a NULL status is left out, never sent as `"status": null`. */
 export function toPet({ id, name, categoryId, status }: PetRecord): Pet {
   const pet: Pet = { id, name, categoryId };
@@ -67,26 +70,15 @@ export function toPet({ id, name, categoryId, status }: PetRecord): Pet {
 }
 
 /**
- * The pet operations of the contract, keyed by operationId, in wire types only (so that the router type built on
- * them, copied into @petstore/client's published declarations, never reaches the database client's types). Each
- * takes the operation's parsed input; REST and tRPC both call these, after validating against the contract.
+ * The pet operations, keyed by operationId, each taking its parsed input (the contract says what they answer). In
+ * wire types only: the router type built on them, copied into @petstore/client's declarations, never reaches the
+ * database client's types.
  */
 export interface PetsService {
-  /** Pets ordered by id ascending (oldest first), at most `limit`, optionally of one status. */
   listPets(query: OperationParsedInput<'listPets'>): Promise<Pet[]>;
-  /**
-   * One page of listPets, from `cursor` (absent: the start): the pets and the cursor of the next page, null
-   * when none can follow. AppError validation_failed for a cursor that is not ours for this `status`.
-   */
+  /** AppError validation_failed for a cursor that is not ours for this `status`. */
   pagePets(query: OperationParsedInput<'pagePets'>): Promise<PetsPage>;
-  /**
-   * Stores a new pet; the database assigns its id. With `idempotencyKey`, the key is stored with the pet, and a
-   * repeat by the same caller with the same key and pet gets the stored pet back instead of a new one;
-   * AppError idempotency_key_reused (another pet under that key), idempotency_key_in_use (the first request
-   * has not finished), invalid_idempotency_key.
-   */
   createPet(newPet: OperationParsedInput<'createPet'>, context: OperationContext): Promise<Pet>;
-  /** One pet by id; AppError pet_not_found when there is none. */
   getPet(input: OperationParsedInput<'getPet'>): Promise<Pet>;
 }
 
@@ -102,11 +94,7 @@ export interface PetsServiceOptions {
   replicas?: { reads: Sql; afterWrite(): Promise<void> } | undefined;
 }
 
-/**
- * The pet rules, shared by REST and tRPC. Inputs are already validated against @petstore/schema by the
- * transport that received them; this layer owns ordering, defaults applied at storage, not-found and
- * idempotent creation.
- */
+/** The pet rules, behind every transport, on inputs the transport validated against the contract. */
 export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): PetsService {
   const ttlSeconds = options.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS;
   const replicas = options.replicas;
@@ -130,9 +118,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
     const fingerprint = { value: scope.fingerprint, type: 'bytes' } as const;
     for (let attempt = 1; attempt <= 3; attempt++) {
       const [created] = await sql.rows(CREATE_WITH_KEY, [
-        { value: newPet.name, type: 'string' },
-        { value: newPet.categoryId, type: 'bigint' },
-        { value: newPet.status ?? null, type: 'string' },
+        ...petArgs(newPet),
         keyHash,
         fingerprint,
         { value: scope.lockId, type: 'bigint' },
@@ -160,17 +146,14 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
   ): Promise<PetsPage> {
     const after = cursor === undefined ? 0n : decodePetCursor(cursor, status).after;
     // One row more than asked says whether another page exists, so the last page carries no cursor.
+    const page: SqlArg[] = [
+      { value: after, type: 'bigint' },
+      { value: limit + 1, type: 'int' },
+    ];
     const rows =
       status === undefined
-        ? await reads.rows(LIST_ALL, [
-            { value: after, type: 'bigint' },
-            { value: limit + 1, type: 'int' },
-          ])
-        : await reads.rows(LIST_BY_STATUS, [
-            { value: status, type: 'string' },
-            { value: after, type: 'bigint' },
-            { value: limit + 1, type: 'int' },
-          ]);
+        ? await reads.rows(LIST_ALL, page)
+        : await reads.rows(LIST_BY_STATUS, [{ value: status, type: 'string' }, ...page]);
     const items = rows.slice(0, limit).map(toPet);
     const last = items.at(-1);
     const nextCursor =
@@ -189,11 +172,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
       const canonical = JSON.stringify([name, categoryId.toString(), status ?? null]);
       return createWithKey(newPet, idempotencyScope(caller.subject, idempotencyKey, canonical));
     }
-    const [row] = await sql.rows(CREATE, [
-      { value: name, type: 'string' },
-      { value: categoryId, type: 'bigint' },
-      { value: status ?? null, type: 'string' },
-    ]);
+    const [row] = await sql.rows(CREATE, petArgs(newPet));
     if (row === undefined) throw new Error('INSERT ... RETURNING returned no row');
     return toPet(row);
   }

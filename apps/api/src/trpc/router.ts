@@ -5,12 +5,9 @@ import { serviceUnavailable } from '../errors.js';
 import type { OperationContext, OperationHandlers } from '../operations.js';
 import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
 
-// The tRPC router, built from the contract: each operation becomes `<router>.<procedure>` (pets.list, ...),
-// a query or a mutation as the contract says, with the contract's input and output schemas, over the same
-// handlers as REST. A new operation in the contract is a new procedure here with no code to write.
-// Its type is the contract's (`@petstore/schema/trpc`), which the client is typed by: the procedures are built in a
-// loop over the contract, so their record is asserted, while the root config (context, error shape, transformer)
-// is checked against it by `createAppRouter`'s return type.
+// The tRPC router, built from the contract (one procedure per operation, over the same handlers as REST). Its type
+// is the contract's (`@petstore/schema/trpc`): the record built in a loop is asserted, the root config (context,
+// error shape, transformer) is checked by `createAppRouter`'s return type.
 
 /**
  * A streaming operation as a subscription over SSE: each event `tracked(id, event)`, so tRPC's client sends the
@@ -60,12 +57,9 @@ function buildRecord(handlers: OperationHandlers, operations: readonly Operation
   const record: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const handle = call[op.id as OperationId];
-    // No `.output()`: like REST, tRPC sends what the service returns without validating it again (its type is
-    // the contract's already); validating 20 pets through zod cost a third of a tRPC list call. No middleware
-    // either: domain errors are mapped here, in the resolver (trpc.ts toTrpcError). Anything added to a
-    // procedure sends its calls to tRPC's own handler (trpc-fast-path.ts plainProcedure).
-    // The operation's stability level as the procedure's meta, for middlewares and tools that read it (the HTTP
-    // answer to a batch has no single level to name in a header); it adds no middleware.
+    // No `.output()`: validating 20 pets through zod cost a third of a tRPC list call, and the service's type is
+    // the contract's already. No middleware: errors are mapped in the resolver (toTrpcError), and anything added
+    // sends the calls to tRPC's own handler (plainProcedure). The stability level as meta adds no middleware.
     const built = procedure.meta({ stability: op.stability }).input(op.input);
     const resolve = ({ input, ctx }: { input: unknown; ctx: TrpcContext }) =>
       handle(input, { caller: ctx.caller }).catch((error: unknown) => {
@@ -84,10 +78,8 @@ function buildRecord(handlers: OperationHandlers, operations: readonly Operation
 }
 
 /**
- * The tRPC router over the operation handlers, one procedure per operation of `contract` (default the
- * interface's), of the contract's router type: when `trpc.ts`'s root config (its context, the shape its
- * errorFormatter returns, the transformer) stops matching what the contract promises clients, this return type
- * fails to compile. A test contract with an extra operation gets its procedure too, untyped by AppRouter.
+ * The tRPC router over the operation handlers, one procedure per operation of `contract`. A test contract with an
+ * extra operation gets its procedure too, untyped by AppRouter.
  */
 export function createAppRouter(
   handlers: OperationHandlers,

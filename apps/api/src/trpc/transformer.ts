@@ -1,14 +1,13 @@
 import superjson from 'superjson';
 
-// tRPC's data transformer. Callers use superjson (it carries bigint, so int64 stays exact). On the way out,
-// superjson's generic walk (every value checked against a dozen types, referential-equality tracking) was the
-// largest cost of a tRPC list in the profile (bench/PROFILE.md). Our outputs are plain JSON plus bigint, so
-// they are written here in superjson's format directly; anything else falls back to superjson itself.
+// tRPC's data transformer: superjson, which carries bigint (int64 stays exact). On the way out, superjson's generic
+// walk was the largest cost of a tRPC list (bench/PROFILE.md); our outputs are plain JSON plus bigint, so they are
+// written in its format here, and anything else by superjson itself.
 
 const UNSUPPORTED = Symbol('unsupported');
 
 /** superjson's escaping of a key inside a meta path. */
-const escapeKey = (key: string) => key.replace(/\\/g, '\\\\').replace(/\./g, '\\.');
+export const escapeKey = (key: string | number) => String(key).replace(/\\/g, '\\\\').replace(/\./g, '\\.');
 
 function walk(value: unknown, path: string, bigints: Record<string, ['bigint']>): unknown {
   switch (typeof value) {

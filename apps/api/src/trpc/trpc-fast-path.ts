@@ -5,20 +5,14 @@ import { type AnyProcedure, getParseFn } from '@trpc/server/unstable-core-do-not
 import type { AppRouter } from './router.js';
 import type { TrpcContext } from './trpc.js';
 
-// tRPC 11's HTTP adapters turn every Node request into a fetch `Request` and every answer into a `Response`
-// (URL, Headers, streams, abort signals), and run each call through its middleware chain, which copies the
-// call's options at every level: in the profile that was most of the cost of a tRPC call beyond the REST one.
-// For the plain JSON calls our clients make (httpLink, httpBatchLink), whose request our own middleware has
-// already read and checked, the calls run here with each procedure's own input parser and resolver (taken from
-// the built router, so there is nothing to keep in step), tRPC's own transformer and error shapes, and the
-// answer is written in tRPC's format byte for byte (trpc-fast-path.test.ts and trpc-fuzz.test.ts compare both).
-//
-// It cannot skip a rule: a procedure is served here only when its definition is exactly "one input parser,
-// then the resolver" (`plainProcedure`); a procedure with any other middleware, an output parser or a caller
-// override is served by tRPC's handler (trpc-middleware.test.ts). Anything else (streaming, an unknown
-// procedure, a query sent as a mutation) is left to tRPC's handler too.
+// tRPC without its fetch adapter, for the plain JSON calls (httpLink, httpBatchLink) our middleware has already
+// read and checked: kept for its figure (docs/development.md, "Home-made parts"). Each call runs with its
+// procedure's own input parser and resolver, taken from the built router, and tRPC's transformer and error
+// shapes; the answer is tRPC's byte for byte (trpc-fast-path.test.ts, trpc-fuzz.test.ts). It cannot skip a rule:
+// only a procedure that is exactly "one input parser, then the resolver" is served here (trpc-middleware.test.ts);
+// anything else (other middleware, streaming, an unknown procedure) is left to tRPC's handler.
 
-/** A procedure the fast path may run: its type, tRPC's parse function for its input, its resolver. */
+/** A procedure the fast path may run. */
 export interface FastProcedure {
   type: 'query' | 'mutation';
   parse: (value: unknown) => unknown;
@@ -27,9 +21,8 @@ export interface FastProcedure {
 }
 
 /**
- * The fast form of a procedure, or undefined when it does anything the fast path does not implement. tRPC builds
- * `.input(schema).query(fn)` as two middlewares, its input validator (`_type: 'input'`) and one that calls
- * `_def.resolver`; `meta` is only ever read by middlewares, so with none it changes nothing.
+ * The fast form of a procedure, or undefined when it does anything more. tRPC builds `.input(schema).query(fn)`
+ * as two middlewares, its input validator and one that calls `_def.resolver`; `meta` is only read by middlewares.
  */
 export function plainProcedure(procedure: AnyProcedure): FastProcedure | undefined {
   const def = procedure._def as AnyProcedure['_def'] & {
@@ -64,8 +57,9 @@ export function plainProcedure(procedure: AnyProcedure): FastProcedure | undefin
 /** Every procedure of the router (`pets.list`), and the ones the fast path may serve. */
 export function routerProcedures(appRouter: AppRouter) {
   // At run time `_def.procedures` is flat (`pets.list`), whatever its type says.
-  const all = appRouter._def.procedures as unknown as Record<string, AnyProcedure>;
-  const byPath = new Map<string, AnyProcedure>(Object.entries(all));
+  const byPath = new Map(
+    Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>),
+  );
   const fast = new Map<string, FastProcedure>();
   for (const [path, procedure] of byPath) {
     const plain = plainProcedure(procedure);
@@ -84,10 +78,10 @@ export function trpcAccept(req: IncomingMessage): string | undefined {
 }
 
 export interface FastCall {
-  /** Procedure paths, one per call (a batch has several). */
+  /** Procedure paths, one per call. */
   paths: readonly string[];
   batch: boolean;
-  /** The request's input JSON text (the body of a POST, the `input` parameter of a GET), if any. */
+  /** The input JSON text (a POST's body, a GET's `input` parameter), if any. */
   inputText: string | undefined;
   ctx: TrpcContext;
 }
@@ -95,16 +89,12 @@ export interface FastCall {
 type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
 
 /**
- * Writers of a procedure's output in tRPC's wire format (superjson's envelope, as JSON text), by procedure path
- * (`pets.list`). A writer returns undefined for a value it does not write exactly as the transformer would; the
- * transformer then writes it.
+ * Writers of a procedure's output as superjson's envelope in JSON text, by procedure path. A writer returns
+ * undefined for a value it does not write exactly as the transformer would, which then writes it.
  */
 export type OutputWriters = ReadonlyMap<string, (value: unknown) => string | undefined>;
 
-/**
- * Returns a function that serves a call on the fast path and says true, or says false without touching the
- * response when tRPC's own handler must answer it.
- */
+/** Serves a call and says true, or says false without touching the response when tRPC's handler must answer. */
 export function createTrpcFastPath(
   appRouter: AppRouter,
   responseHeaders: (paths: readonly string[], errors: readonly TRPCError[]) => Record<string, string>,
@@ -112,37 +102,29 @@ export function createTrpcFastPath(
 ) {
   const config = appRouter._def._config;
   const { fast: procedures } = routerProcedures(appRouter);
-  const deserialize = (value: unknown) => config.transformer.input.deserialize(value);
 
   return async (req: IncomingMessage, res: ServerResponse, call: FastCall): Promise<boolean> => {
-    // Streaming answers (`application/jsonl`) are tRPC's; any other `trpc-accept` value means plain JSON to it.
-    if (trpcAccept(req) === 'application/jsonl' || (req.method !== 'GET' && req.method !== 'POST'))
-      return false;
+    // Streamed answers are tRPC's; any other `trpc-accept` value means plain JSON to it.
+    if (trpcAccept(req) === 'application/jsonl') return false;
     const type = req.method === 'GET' ? 'query' : 'mutation';
     const called = call.paths.map((path) => procedures.get(path));
-    if (called.some((procedure) => procedure === undefined || procedure.type !== type)) return false;
+    if (called.some((procedure) => procedure?.type !== type)) return false;
 
     const raw: unknown =
       call.inputText === undefined || call.inputText === '' ? undefined : JSON.parse(call.inputText);
-    const inputOf = (index: number): unknown => {
-      if (raw === undefined) return undefined;
-      const envelope = call.batch ? (raw as Record<string, unknown>)[index] : raw;
-      return envelope === undefined ? undefined : deserialize(envelope);
-    };
-
     const errors: TRPCError[] = [];
-    const outcomes: Outcome[] = await Promise.all(
-      called.map(async (procedure, index): Promise<Outcome> => {
+    const outcomes = await Promise.all(
+      (called as FastProcedure[]).map(async ({ parse, resolver, meta }, index): Promise<Outcome> => {
         const path = call.paths[index] as string;
-        const { parse, resolver, meta } = procedure as FastProcedure;
         let input: unknown;
         try {
-          input = inputOf(index);
+          const envelope = call.batch ? (raw as Record<string, unknown> | undefined)?.[index] : raw;
+          input = envelope === undefined ? undefined : config.transformer.input.deserialize(envelope);
           let parsed: unknown;
           try {
             parsed = await parse(input);
           } catch (cause) {
-            // As tRPC's input middleware does: a parser failure is BAD_REQUEST with the failure as its cause.
+            // As tRPC's input middleware does.
             throw new TRPCError({ code: 'BAD_REQUEST', cause });
           }
           // The options tRPC's resolver middleware passes on (no abort signal: our resolvers take none).
@@ -165,17 +147,14 @@ export function createTrpcFastPath(
       }),
     );
 
-    const statuses = new Set(
-      outcomes.map((outcome) =>
-        'error' in outcome ? ((outcome.error.data as { httpStatus?: number }).httpStatus ?? 500) : 200,
-      ),
+    // As tRPC: the calls' common status, or 207 when they differ.
+    const statuses = outcomes.map((outcome) =>
+      'error' in outcome ? ((outcome.error.data as { httpStatus?: number }).httpStatus ?? 500) : 200,
     );
-    const status = statuses.size === 1 ? (statuses.values().next().value as number) : 207;
+    res.statusCode = statuses.every((status) => status === statuses[0]) ? (statuses[0] as number) : 207;
     res.setHeader('Vary', 'trpc-accept, accept');
     const headers = responseHeaders(call.paths, errors.filter(Boolean));
     for (const name in headers) res.setHeader(name, headers[name] as string);
-    // Each answer as tRPC writes it (`transformTRPCResponse`, then JSON.stringify), a success through its
-    // procedure's writer when it has one that takes the value; a batch is the array of them.
     const items = outcomes.map((outcome, index) => {
       if ('result' in outcome) {
         const text = outputWriters.get(call.paths[index] as string)?.(outcome.result.data);
@@ -184,7 +163,6 @@ export function createTrpcFastPath(
       return JSON.stringify(transformTRPCResponse(config, outcome));
     });
     const body = call.batch ? `[${items.join(',')}]` : (items[0] as string);
-    res.statusCode = status;
     res.setHeader('Content-Type', 'application/json');
     res.setHeader('Content-Length', Buffer.byteLength(body));
     res.end(body);

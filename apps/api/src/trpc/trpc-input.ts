@@ -1,61 +1,41 @@
 import superjson from 'superjson';
 import { AppError } from '../errors.js';
+import { escapeKey } from './transformer.js';
 
-// tRPC inputs are superjson envelopes, `{ json, meta? }`, one per call (a batch is an object keyed by call
-// index). tRPC reads them with JSON.parse and superjson.deserialize, which round numbers past 2^53, turn
-// `BigInt("0x10")`, `BigInt("")` or `BigInt(" 12 ")` into 16, 0 and 12, drop `__proto__` keys and read a plain
-// `{"limit":101}` (no envelope) as "no input". Before tRPC sees anything, each input is read here from its exact
-// text (parseJson) and held to the rules REST applies to the same value, so that the same input gets the same
-// verdict on both transports.
+// tRPC inputs are superjson envelopes, `{ json, meta? }`, one per call (a batch: an object keyed by call index).
+// tRPC's own reading (JSON.parse, superjson.deserialize) rounds numbers past 2^53, reads `BigInt("0x10")`,
+// `BigInt("")` or `BigInt(" 12 ")` as 16, 0 and 12, drops `__proto__` keys and takes a bare `{"limit":101}` as
+// no input. So each input is read here from its exact text (parseJson) and held to REST's rules for the same
+// value: the same input gets the same verdict on both transports.
 
 // Decimal digits as a JSON integer writes them (integerOfText's rule: no leading zeros).
 const BIGINT_TEXT = /^-?(?:0|[1-9][0-9]*)$/;
 const ENVELOPE_KEYS = new Set(['json', 'meta']);
-// `referentialEqualities`: superjson writes it for a value reached twice, which in this API's inputs can only be
-// equal bigints (`{"categoryId":["petId"]}`); applying it copies one field's value into another, so it is taken
-// only where that changes nothing (checkEqualities).
+// `referentialEqualities` copies one field's value into another: taken only where that changes nothing
+// (checkEqualities); superjson writes it for equal bigints (`{"categoryId":["petId"]}`).
 const META_KEYS = new Set(['values', 'referentialEqualities', 'v']);
+/** The texts superjson writes for a value it marks as a `number` (JSON has no literal for them). */
+const SUPERJSON_NUMBER_TEXTS = new Set(['NaN', 'Infinity', '-Infinity', '-0']);
+/** Deeper than any input of this API nests (3 levels); refused before anything walks it. */
+const MAX_DEPTH = 32;
 
 const refused = (message: string) => new AppError('validation_failed', message);
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** superjson's path syntax: segments joined by `.`, with `\.` and `\\` escaping. */
-function splitPath(path: string): string[] {
-  const segments: string[] = [];
-  let current = '';
-  for (let index = 0; index < path.length; index++) {
-    const char = path[index] as string;
-    if (char === '\\' && index + 1 < path.length) {
-      current += path[++index];
-    } else if (char === '.') {
-      segments.push(current);
-      current = '';
-    } else {
-      current += char;
-    }
-  }
-  segments.push(current);
-  return segments;
-}
-
-/** The field path a person reads in a message (`categoryId`, `0.name`). */
-const fieldName = (segments: readonly (string | number)[]) => segments.join('.');
-
-/** Deeper than any input of this API nests (3 levels); refused before anything walks it. */
-const MAX_DEPTH = 32;
+/** superjson's path syntax: segments joined by `.`, a `\` escaping the character after it. */
+const splitPath = (path: string): string[] =>
+  path.split(/(?<=(?:^|[^\\])(?:\\\\)*)\./).map((segment) => segment.replace(/\\(.)/gs, '$1'));
 
 /** A value JSON text cannot carry as tRPC reads it, and the superjson type it is handed on as. */
 type Special = [path: (string | number)[], type: 'bigint' | 'number'];
 
 /**
- * Numbers the way REST reads them. An integer beyond 2^53 is exact here (parseJson makes it a bigint), and a number
- * whose text is not exactly the number JSON.parse would make of it (`4.0000000000000000001` read as 4, `1e-400` as
- * 0) is NaN here: tRPC, reading the text again, would see either changed. Their paths go to `specials`, and the
- * envelope is rewritten with them as superjson's bigint and NaN, so that the procedure's schema judges the value
- * REST's schema judges, with the same message (`normalized`). One path, pushed and popped: a deep value costs no
- * copies.
+ * Numbers the way REST reads them: an integer past 2^53 is exact (parseJson makes it a bigint), and a number
+ * whose text is not exactly what JSON.parse would make of it (`1e-400` read as 0) is NaN. Their paths go to
+ * `specials`, so that the envelope hands them on as superjson's bigint and NaN, and the procedure's schema
+ * judges the value REST's judges, with the same message. One path, pushed and popped: no copies.
  */
 function checkNumbers(value: unknown, specials: Special[], path: (string | number)[] = []): void {
   if (typeof value === 'bigint') {
@@ -67,51 +47,46 @@ function checkNumbers(value: unknown, specials: Special[], path: (string | numbe
     specials.push([[...path], 'number']);
     return;
   }
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      path.push(index);
-      checkNumbers(value[index], specials, path);
-      path.pop();
-    }
-  } else if (isRecord(value)) {
-    for (const key of Object.keys(value)) {
-      if (key === '__proto__') throw refused(`unknown field "__proto__"`);
-      path.push(key);
-      checkNumbers(value[key], specials, path);
-      path.pop();
-    }
+  if (typeof value !== 'object' || value === null) return;
+  for (const key of Array.isArray(value) ? value.keys() : Object.keys(value)) {
+    if (key === '__proto__') throw refused(`unknown field "__proto__"`);
+    path.push(key);
+    checkNumbers((value as Record<string | number, unknown>)[key], specials, path);
+    path.pop();
   }
 }
 
-/** The texts superjson itself writes for a value it marks as a `number` (JSON has no literal for them). */
-const SUPERJSON_NUMBER_TEXTS = new Set(['NaN', 'Infinity', '-Infinity', '-0']);
+/** The value at a superjson path of `json`, or undefined when it has none. */
+function valueAt(json: unknown, segments: readonly string[]): unknown {
+  let target = json;
+  for (const segment of segments) {
+    if (typeof target !== 'object' || target === null || !Object.hasOwn(target, segment)) return undefined;
+    target = (target as never)[segment];
+  }
+  return target;
+}
 
 /**
- * The envelope's annotations, held to what this API's inputs are (JSON plus bigint): each is a leaf `[type]`
- * on a path; `bigint` must annotate decimal digits (superjson reads `"0x10"`, `""` and `" 12 "` as 16n, 0n and
- * 12n), `number` only superjson's own texts (it reads `"0x10"` as 16), `undefined` is allowed; any other type
- * (Date, Map, class, custom...) or a nested annotation tree is refused rather than applied.
+ * The envelope's annotations, held to what this API's inputs are (JSON plus bigint): each a leaf `[type]` on a
+ * path of the input; `bigint` on decimal digits only, `number` on superjson's own texts only (it reads `"0x10"` as
+ * 16 for both), `undefined` on null. Any other type (Date, Map, class, custom...) or a nested tree is refused.
  */
 function checkAnnotations(json: unknown, values: unknown): void {
-  const annotations: [string[], unknown][] = Array.isArray(values)
-    ? [[[], values]]
-    : isRecord(values)
-      ? Object.entries(values).map(([path, annotation]) => [splitPath(path), annotation])
-      : values === undefined
-        ? []
-        : [[[], values]];
+  const annotations: [string[], unknown][] = isRecord(values)
+    ? Object.entries(values).map(([path, annotation]) => [splitPath(path), annotation])
+    : values === undefined
+      ? []
+      : [[[], values]];
   for (const [segments, annotation] of annotations) {
-    const where = segments.length > 0 ? `${fieldName(segments)}: ` : '';
+    const where = segments.length > 0 ? `${segments.join('.')}: ` : '';
     const type = Array.isArray(annotation) && annotation.length === 1 ? annotation[0] : undefined;
     if (type !== 'bigint' && type !== 'number' && type !== 'undefined') {
       throw refused(`${where}tRPC input annotations may only mark bigint (or undefined) values`);
     }
-    // An annotation for a field the input does not have would be dropped silently by superjson: refused. (Parsed
-    // JSON holds no undefined value, so undefined here is a missing field.)
+    // superjson would drop it silently. (Parsed JSON holds no undefined: undefined is a missing field.)
     const target = valueAt(json, segments);
     if (target === undefined)
       throw refused(`${where}tRPC input annotation names a field the input does not have`);
-    // superjson writes an undefined value as null and marks it; a mark on anything else would replace it.
     if (type === 'undefined') {
       if (target !== null) throw refused(`${where}tRPC input marks as undefined a value that is not null`);
       continue;
@@ -126,21 +101,7 @@ function checkAnnotations(json: unknown, values: unknown): void {
   }
 }
 
-/** The value at a superjson path of `json`, or undefined when it has none. */
-function valueAt(json: unknown, segments: readonly string[]): unknown {
-  let target = json;
-  for (const segment of segments) {
-    if (!(isRecord(target) || Array.isArray(target)) || !Object.hasOwn(target, segment)) return undefined;
-    target = (target as never)[segment];
-  }
-  return target;
-}
-
-/**
- * superjson's `referentialEqualities`, taken only where applying them changes nothing: each names paths that are
- * all annotated `bigint` and hold the same digits (what superjson writes for equal bigints). Anything else would
- * copy one field's value over another's, and is refused.
- */
+/** `referentialEqualities` only between paths annotated `bigint` that hold the same digits. */
 function checkEqualities(json: unknown, values: unknown, equalities: unknown): void {
   if (equalities === undefined) return;
   const cannot = refused('tRPC input "meta.referentialEqualities" may only join equal bigint values');
@@ -156,12 +117,9 @@ function checkEqualities(json: unknown, values: unknown, equalities: unknown): v
   }
 }
 
-/** superjson's escaping of a key inside a meta path (as transformer.ts writes them). */
-const escapeKey = (key: string | number) => String(key).replace(/\\/g, '\\\\').replace(/\./g, '\\.');
-
 /**
- * One call's input: a superjson envelope `{ json, meta? }` and nothing else. Returns the envelope to hand on
- * when it had to be rewritten (a plain JSON integer beyond 2^53, made superjson's bigint), else undefined.
+ * One call's input: a superjson envelope and nothing else. Returns the envelope to hand on when it had to be
+ * rewritten (a special value, checkNumbers), else undefined.
  */
 function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
   if (!isRecord(envelope) || Object.keys(envelope).some((key) => !ENVELOPE_KEYS.has(key))) {
@@ -179,8 +137,7 @@ function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
   if (meta !== undefined) {
     checkAnnotations(json, meta.values);
     checkEqualities(json, meta.values, meta.referentialEqualities);
-    // Annotations superjson cannot apply (an unknown class, a custom type, a `__proto__` path) make it throw:
-    // that is the caller's malformed input, not a fault of ours.
+    // What superjson cannot apply (an unknown class, a `__proto__` path) makes it throw: the caller's fault.
     try {
       superjson.deserialize(envelope as never);
     } catch (error) {
@@ -188,9 +145,8 @@ function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
     }
   }
   if (specials.length === 0) return undefined;
-  // What REST reads exactly, tRPC must read alike: each special value becomes what superjson writes for it (a
-  // bigint as its decimal digits annotated `bigint`, NaN as "NaN" annotated `number`), which both the fast path
-  // and tRPC's handler read back.
+  // Each special value as superjson writes it (a bigint's digits annotated `bigint`, "NaN" annotated `number`),
+  // which both the fast path and tRPC's handler read back.
   if (Array.isArray(meta?.values) || specials.some(([path]) => path.length === 0)) {
     if (meta?.values !== undefined || specials.length !== 1)
       throw refused('tRPC input "meta" cannot be applied');
@@ -202,9 +158,9 @@ function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * Checks the inputs of a tRPC request, parsed exactly: one envelope, or for a batch an object whose keys are
- * call indexes below `calls`, each an envelope. Throws 400 validation_failed with a message naming the problem.
- * Returns the JSON text to hand on instead of the request's when an input had to be rewritten (checkEnvelope).
+ * Checks a tRPC request's inputs, parsed exactly: one envelope, or for a batch an object keyed by call indexes
+ * below `calls`. Throws 400 validation_failed naming the problem. Returns the JSON text to hand on instead of
+ * the request's when an input had to be rewritten (checkEnvelope).
  */
 export function checkTrpcInputs(inputs: unknown, batch: boolean, calls: number): string | undefined {
   if (inputs === undefined) return undefined;
@@ -216,8 +172,7 @@ export function checkTrpcInputs(inputs: unknown, batch: boolean, calls: number):
   let rewrittenAny = false;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(inputs)) {
-    const index = Number(key);
-    if (!/^(0|[1-9][0-9]*)$/.test(key) || index >= calls) {
+    if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= calls) {
       throw refused(`a tRPC batch input has no call ${JSON.stringify(key)}`);
     }
     const rewritten = checkEnvelope(inputs[key]);

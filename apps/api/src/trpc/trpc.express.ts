@@ -1,16 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  API_BASE_PATH,
-  type OperationContract,
-  operations,
-  TRPC_ENDPOINT,
-  TRPC_MAX_BATCH_SIZE,
-  trpcPath,
-} from '@petstore/schema';
+import { API_BASE_PATH, operations, TRPC_ENDPOINT, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
 import { deprecationHeaders } from '@petstore/schema/internal';
 import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
@@ -26,23 +19,7 @@ import { createTrpcFastPath, type OutputWriters, routerProcedures, trpcAccept } 
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
-const DEPRECATED = new Map(
-  operations
-    .filter((op): op is OperationContract & { deprecated: object } => op.deprecated !== undefined)
-    .map((op) => [trpcPath(op), deprecationHeaders(op) ?? {}]),
-);
-
-/**
- * The query with its `input` parameter replaced by `text` (checkTrpcInputs' exact form of it), for tRPC's own
- * handler, which reads the input from the URL again. The names were read (strictly) before, so they decode.
- */
-function withInput(search: string, text: string): string {
-  const pairs = search
-    .split('&')
-    .filter((pair) => decodeURIComponent((pair.split('=', 1)[0] as string).replaceAll('+', ' ')) !== 'input');
-  pairs.push(`input=${encodeURIComponent(text)}`);
-  return pairs.join('&');
-}
+const DEPRECATED = new Map(operations.map((op) => [trpcPath(op), deprecationHeaders(op)]));
 
 export interface TrpcHttpDeps {
   /** Serve plain JSON calls without tRPC's fetch adapter (default true; false in the test that compares both). */
@@ -52,19 +29,9 @@ export interface TrpcHttpDeps {
   /** The fast path's writers of procedure outputs, by procedure path (trpc-fast-path.ts OutputWriters). */
   outputWriters?: OutputWriters | undefined;
   /** Response compression, applied to an admitted query (GET) call (app.ts says why only there). */
-  compressAnswer?:
-    | ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void)
-    | undefined;
+  compressAnswer?: ((req: Request, res: Response) => void) | undefined;
 }
 
-/**
- * Serves the tRPC router over HTTP (mounted at /v1/trpc) with REST's rules, checked once per HTTP request
- * before tRPC parses anything: the caller is admitted first (so an unknown procedure, a wrong method or a bad
- * body without a key is 401, as on REST), a batch carries at most TRPC_MAX_BATCH_SIZE calls and is charged to
- * the rate limit as that many requests, bodies are read by the same reader as REST's (media type, size, UTF-8,
- * exact numbers) and every input must be a superjson envelope. Errors found here are written in tRPC's own
- * error format, with the same `Error` body in `error.data.error`.
- */
 /** Headers of a tRPC answer: a deprecated procedure's, and those our errors carry (WWW-Authenticate, Retry-After). */
 function responseHeaders(paths: readonly string[], errors: readonly TRPCError[]): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -78,6 +45,14 @@ export const TRPC_MOUNT_PATH = `${API_BASE_PATH}${TRPC_ENDPOINT}`;
 
 const FIXED_RECORD: Readonly<Record<string, string>> = Object.fromEntries(FIXED_HEADERS);
 
+/**
+ * Serves the tRPC router over HTTP (mounted at /v1/trpc) with REST's rules, checked once per HTTP request
+ * before tRPC parses anything: the caller is admitted first (so an unknown procedure, a wrong method or a bad
+ * body without a key is 401, as on REST), a batch carries at most TRPC_MAX_BATCH_SIZE calls and is charged to
+ * the rate limit as that many requests, bodies are read by the same reader as REST's (media type, size, UTF-8,
+ * exact numbers) and every input must be a superjson envelope. Errors found here are written in tRPC's own
+ * error format, with the same `Error` body in `error.data.error`.
+ */
 export function trpcMiddleware(
   appRouter: AppRouter,
   { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
@@ -100,15 +75,14 @@ export function trpcMiddleware(
   const fastPath = createTrpcFastPath(appRouter, responseHeaders, outputWriters);
   const { byPath: procedureTable } = routerProcedures(appRouter);
 
-  const sendTrpcError = (res: Parameters<RequestHandler>[1], error: unknown, path: string) => {
+  const sendTrpcError = (res: Response, error: unknown, path: string) => {
     const appError = toAppError(error);
     if (appError === undefined) onInternalError(error, path);
     const known = appError ?? internalError();
-    const trpcError = trpcErrorOf(known);
     // No `path` in the shape: the error is the whole request's, and a batch's path can be long.
     const shape = getTRPCErrorShape({
       config,
-      error: trpcError,
+      error: trpcErrorOf(known),
       type: 'unknown',
       path: undefined,
       input: undefined,
@@ -119,39 +93,27 @@ export function trpcMiddleware(
   };
 
   return async (req, res, next) => {
-    const url = req.url;
-    const queryStart = url.indexOf('?');
-    const target = url.slice(0, queryStart === -1 ? undefined : queryStart);
+    const target = req.url.split('?', 1)[0] as string;
     // Only `<endpoint>/<procedures>`, spelt as mounted (as REST's paths are): Express matches a mount path whatever
     // its case (`/v1/TRPC`), and the adapter would name the procedure by the last segment (`/x/pets.list`).
     if (req.baseUrl !== TRPC_MOUNT_PATH || target.lastIndexOf('/') !== 0) return next();
-    // tRPC's Express adapter names the procedure by the last segment of the path (`/x/pets.list` is pets.list).
-    const rawPath = target.slice(target.lastIndexOf('/') + 1);
-    let path = rawPath;
-    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+    let path = target.slice(1);
     let batch = false;
-    let procedures = [path];
-    let inputText: string | undefined;
-    /** The `input` parameter in its exact form (checkTrpcInputs), for tRPC's handler when it answers. */
-    let exactQueryInput: string | undefined;
     try {
-      // A path or query that cannot be read is refused only after the key check, as on REST: a caller without
-      // a key learns nothing about its request but that it needs one (401 before 400).
+      // A path or query that cannot be read is refused only after the key check, as on REST (401 before 400).
       let unreadable: unknown;
       try {
-        path = decodeURIComponent(rawPath);
+        path = decodeURIComponent(path);
         batch = queryOf(req).batch === '1';
       } catch (error) {
-        // tRPC answers BAD_REQUEST for the path; ours says why, in our error model.
         unreadable =
           error instanceof AppError
             ? error
             : new AppError('validation_failed', 'the procedure path is not valid percent-encoded UTF-8');
-        batch = false;
       }
       // As tRPC reads it: only a batch (`batch=1`) names several procedures; otherwise the whole path, commas
       // and all, is one name (and no procedure has a comma in its name: 404).
-      procedures = batch ? path.split(',') : [path];
+      const procedures = batch ? path.split(',') : [path];
       labelResponse(res, trpcLabel(procedures));
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
@@ -177,9 +139,8 @@ export function trpcMiddleware(
           'a streamed tRPC call (trpc-accept: application/jsonl) must be a batch: add ?batch=1, even for one call',
         );
       }
-      // A query sent as a mutation or the other way round, also inside a batch (which tRPC answered with a bare
-      // "could not be read" labelled text/plain): one 405 naming the call, in tRPC's error shape.
-      // A subscription (the change feed, over SSE) is a GET of its own, never part of a batch.
+      // A call sent with the other method, also inside a batch (tRPC: a bare "could not be read" as text/plain): one
+      // 405 naming the call, in tRPC's error shape. A subscription is a GET of its own, never in a batch.
       const kind = req.method === 'GET' ? 'query' : 'mutation';
       const typeOf = (name: string) => procedureTable.get(name)?._def.type;
       const misplaced = procedures.find((name) => {
@@ -190,19 +151,17 @@ export function trpcMiddleware(
       if (misplaced !== undefined) {
         const type = typeOf(misplaced);
         const hint = batch ? '; a batch carries only queries (GET) or only mutations (POST)' : '';
-        const wrongMethod = new AppError(
-          'method_not_allowed',
+        const message =
           type === 'subscription'
             ? `${misplaced} is a subscription: open it alone with GET (httpSubscriptionLink)`
-            : `${misplaced} is a ${type}: send it with ${type === 'query' ? 'GET' : 'POST'}${hint}`,
-        );
-        sendTrpcError(res, wrongMethod, path);
+            : `${misplaced} is a ${type}: send it with ${type === 'query' ? 'GET' : 'POST'}${hint}`;
+        sendTrpcError(res, new AppError('method_not_allowed', message), path);
         return;
       }
       // tRPC reads `batch` and, on a GET, `input`; anything else in the query would be ignored, and a POST's
       // `input` in the URL would be dropped for the body's: refused, as REST refuses what it does not read.
       const parameters = queryOf(req);
-      if (parameters.batch !== undefined && parameters.batch !== '1') {
+      if (parameters.batch !== undefined && !batch) {
         throw new AppError('validation_failed', 'batch must be 1 (a batch) or absent (one call)');
       }
       for (const name in parameters) {
@@ -214,10 +173,11 @@ export function trpcMiddleware(
             : `unknown query parameter ${JSON.stringify(name.slice(0, 100))}: tRPC reads only "batch" and, on GET, "input"`,
         );
       }
-      // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2), as on REST;
-      // tRPC sends no entity tags, so `If-Match` with tags, and `If-None-Match: *` on a mutation, are false.
-      // (`If-None-Match: *` on a query is not answered 304: a batch's calls may fail, and nothing is cached.)
+      // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2); tRPC sends no
+      // entity tags, and `If-None-Match: *` on a query is no 304 (a batch's calls may fail; nothing is cached).
       if (evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
+      let inputText: string | undefined;
+      let exactQueryInput: string | undefined;
       if (req.method === 'POST') {
         const body = await readJsonBody(req, res);
         inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;
@@ -225,21 +185,21 @@ export function trpcMiddleware(
         // Read and checked as JSON (`application/*+json` included); tRPC's own handler only knows the exact type.
         req.headers['content-type'] = 'application/json';
       } else {
-        inputText = queryOf(req).input;
+        inputText = parameters.input;
         // tRPC reads an empty `input=` as no input.
-        const exact =
-          inputText === undefined || inputText === ''
-            ? undefined
-            : checkTrpcInputs(parseJsonText(inputText, 'query parameter "input"'), batch, procedures.length);
-        if (exact !== undefined) {
-          inputText = exact;
-          exactQueryInput = exact;
+        if (inputText !== undefined && inputText !== '') {
+          const value = parseJsonText(inputText, 'query parameter "input"');
+          exactQueryInput = checkTrpcInputs(value, batch, procedures.length);
+          inputText = exactQueryInput ?? inputText;
         }
       }
       const ctx = { caller, onInternalError };
       if (useFastPath && (await fastPath(req, res, { paths: procedures, batch, inputText, ctx }))) return;
-      // tRPC's own handler reads the input from the URL again, and the caller from its context.
-      if (exactQueryInput !== undefined) req.url = `${target}?${withInput(search, exactQueryInput)}`;
+      // tRPC's own handler reads the input from the URL again (the query holds only `batch` and `input` by now),
+      // and the caller from its context.
+      if (exactQueryInput !== undefined) {
+        req.url = `${target}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(exactQueryInput)}`;
+      }
       callers.set(req, caller);
     } catch (error) {
       // A method tRPC does not speak at all is answered as any other path would answer it.
@@ -247,9 +207,8 @@ export function trpcMiddleware(
       else sendTrpcError(res, error, path);
       return;
     }
-    // A streamed answer writes its headers before its calls settle: a mutation's would then go out without what
-    // its write adds to them (Petstore-Read-After, once the write committed). Its answer is held until it ends;
-    // queries still stream.
+    // A streamed answer writes its headers before its calls settle: a mutation's would go out without what its
+    // write adds (Petstore-Read-After), so it is held until it ends; queries still stream.
     if (req.method === 'POST' && trpcAccept(req) === 'application/jsonl') holdUntilEnd(res);
     return handler(req, res, next);
   };

@@ -18,12 +18,9 @@ export interface TrpcContext {
 }
 
 /**
- * The tRPC code for each HTTP status of our error model (`ERROR_CODES`), from tRPC's own code -> status table, so
- * that neither list is repeated here: a new error code with a new status needs no edit. Where two tRPC codes share
- * a status (400: PARSE_ERROR, BAD_REQUEST), the general one, listed last, is ours. A status tRPC has no code for
- * (417, 431: answered by the server before any procedure) is INTERNAL_SERVER_ERROR, as for tRPC itself. 408 maps
- * to TIMEOUT (before, INTERNAL_SERVER_ERROR); no procedure can answer it: `request_timeout` is raised by the server
- * (server-limits.ts) before any routing.
+ * The tRPC code for each HTTP status of our error model, from tRPC's own table, so neither list is repeated. Where
+ * two codes share a status (400: PARSE_ERROR, BAD_REQUEST), the general one, listed last, wins. A status tRPC has
+ * no code for (417, 431: answered before any procedure) is INTERNAL_SERVER_ERROR, as for tRPC itself.
  */
 const TRPC_CODE_BY_STATUS = new Map<number, TRPCError['code']>();
 for (const code of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPCError['code'][]) {
@@ -31,7 +28,7 @@ for (const code of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPCError['code'][]) 
   if (Object.values(ERROR_CODES).includes(status as never)) TRPC_CODE_BY_STATUS.set(status, code);
 }
 
-/** The tRPC name of each operation (`pets.list`), and what its input is called on REST (for messages). */
+/** What each procedure's input is called on REST (for messages). */
 const INPUT_SUBJECT = new Map(operations.map((op) => [trpcPath(op), inputSubject(op)]));
 
 const queries = operations.filter((op) => op.trpc.kind === 'query').map(trpcPath);
@@ -69,8 +66,8 @@ const t = initTRPC.context<TrpcContext>().create({
   transformer,
   // Never send stack traces, in any environment.
   isDev: false,
-  // Subscriptions (the change feed) over SSE: a ping keeps an idle stream open through proxies, as REST's keep-alive
-  // comment does, and tells the client to reconnect (with its last event id) when pings stop coming.
+  // Subscriptions over SSE: a ping keeps an idle stream open through proxies and tells the client to reconnect (with
+  // its last event id) when pings stop coming.
   sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 45_000 } },
   errorFormatter({ shape, error, path, input, ctx }) {
     const known = appErrorOfTrpc(error, path, input);
@@ -82,9 +79,8 @@ const t = initTRPC.context<TrpcContext>().create({
 });
 
 /**
- * A thrown domain error (AppError, a lost database) as a tRPC error with the matching code, so that the HTTP
- * status is the one REST would send. Done in the resolvers rather than in a middleware: each tRPC middleware
- * level copies the call's options (the profile showed it at a tenth of a tRPC call).
+ * A thrown domain error as a tRPC error whose code gives REST's HTTP status. In the resolvers, not a middleware:
+ * each middleware level copies the call's options (a tenth of a tRPC call in the profile).
  */
 export function toTrpcError(error: unknown): unknown {
   const cause = toAppError(error);
