@@ -66,6 +66,15 @@ const whole = (
 const milliseconds = (fallback: number, max?: number) =>
   whole('milliseconds', { min: 1, max, tooSmall: 'must be at least 1 millisecond' }).default(fallback);
 
+/** Whole seconds, from 1 to `days` days. */
+const seconds = (days: number) =>
+  whole('seconds', {
+    min: 1,
+    max: days * 86_400,
+    tooSmall: 'must be at least 1 second',
+    tooLarge: `must be at most ${days} days (${days * 86_400} seconds)`,
+  });
+
 /** Node's longest timer (about 24.8 days): a longer delay would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -122,12 +131,7 @@ const EnvSchema = z.object({
   // Deprecated operations (getPet) as MCP tools too: hidden from agents unless asked for.
   MCP_DEPRECATED_TOOLS: trueOrFalse.default('false'),
   // How long createPet's idempotency keys are remembered (the IETF draft suggests at least 24 hours).
-  IDEMPOTENCY_KEY_TTL_SECONDS: whole('seconds', {
-    min: 1,
-    max: 30 * 24 * 60 * 60,
-    tooSmall: 'must be at least 1 second',
-    tooLarge: 'must be at most 30 days (2592000 seconds)',
-  }).default(24 * 60 * 60),
+  IDEMPOTENCY_KEY_TTL_SECONDS: seconds(30).default(24 * 60 * 60),
   // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
   HTTP_REQUEST_TIMEOUT_MS: milliseconds(30_000),
   HTTP_HEADERS_TIMEOUT_MS: milliseconds(10_000),
@@ -166,12 +170,7 @@ const EnvSchema = z.object({
     .default('auto'),
   // The change feed (events/pet-feed.ts; docs/operations.md#the-change-feed).
   EVENTS_POLL_MS: milliseconds(EVENTS_DEFAULTS.pollIntervalMs, MAX_TIMER_MS),
-  EVENTS_RETENTION_SECONDS: whole('seconds', {
-    min: 1,
-    max: 365 * 24 * 60 * 60,
-    tooSmall: 'must be at least 1 second',
-    tooLarge: 'must be at most 365 days (31536000 seconds)',
-  }).default(EVENTS_DEFAULTS.retentionSeconds),
+  EVENTS_RETENTION_SECONDS: seconds(365).default(EVENTS_DEFAULTS.retentionSeconds),
   EVENTS_PRUNE_INTERVAL_MS: milliseconds(EVENTS_DEFAULTS.pruneIntervalMs, MAX_TIMER_MS),
   EVENTS_MAX_PER_CALLER: whole('streams', { min: 1, tooSmall: 'must be at least 1' }).default(
     EVENTS_DEFAULTS.maxPerCaller,

@@ -223,10 +223,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   const unsubscribe = wakeups.subscribe(() => {
     if (followers.size > 0) void refresh();
   });
-  const pollTimer = setInterval(() => void refresh(), pollIntervalMs);
-  const pruneTimer = setInterval(prune, pruneIntervalMs);
-  pollTimer.unref();
-  pruneTimer.unref();
+  const pollTimer = setInterval(() => void refresh(), pollIntervalMs).unref();
+  const pruneTimer = setInterval(prune, pruneIntervalMs).unref();
   void refresh();
 
   const shuttingDown = () =>
@@ -314,8 +312,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         }
         follower.finish();
         onStalled?.();
-      }, stallMs);
-      stallTimer.unref();
+      }, stallMs).unref();
     };
 
     async function pull(): Promise<IteratorResult<PetEventRecord>> {
@@ -330,14 +327,12 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         if (heldLast !== undefined && heldLast > position) position = heldLast;
         heldLast = undefined;
         if (ringStart !== undefined && position >= ringStart) {
-          const index = firstAfter(position);
-          const event = ring[index];
-          if (event !== undefined) {
+          const event = ring[firstAfter(position)];
+          if (event === undefined) await waitForHub();
+          else {
             position = event.id;
             if (matches(event)) return { done: false, value: event };
-            continue;
           }
-          await waitForHub();
           continue;
         }
         // Catching up: behind the ring (or before the hub's first read).
@@ -440,9 +435,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         setTimeout(() => {
           wakeTimer = undefined;
           void refresh();
-        }, WAKE_COALESCE_MS),
+        }, WAKE_COALESCE_MS).unref(),
       );
-      wakeTimer.unref();
     },
     get subscribers() {
       return followers.size;
