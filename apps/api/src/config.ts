@@ -2,7 +2,7 @@ import { API_BASE_PATH, checkApiBaseUrl } from '@petstore/schema';
 import { integerOfText } from '@petstore/schema/internal';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
+import { DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
 import type { StatementMode } from './db/sql.js';
 import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 
@@ -22,24 +22,17 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
     )
     .pipe(z.array(item));
 
-/** What is wrong with a public base URL, by the contract's name for it. */
-const PUBLIC_URL_PROBLEMS = {
-  'not-a-url': `must be an http(s) URL ending in ${API_BASE_PATH}`,
-  'not-http': `must be an http(s) URL ending in ${API_BASE_PATH}, without query or fragment`,
-  'no-version': `must be an http(s) URL ending in ${API_BASE_PATH}, without query or fragment`,
-} as const;
-
-/**
- * The public base URL of an environment, as clients reach it (behind any proxy). The rule is the contract's
- * (`checkApiBaseUrl`: http(s), ending in `/v1`, no query or fragment, trailing slashes dropped), the same one
- * the clients apply to their presets.
- */
+/** A public base URL (PETSTORE_*_URL), by the contract's rule (`checkApiBaseUrl`), as the clients check presets. */
 const PublicUrlSchema = z
   .string()
   .transform((url, ctx) => {
     const checked = checkApiBaseUrl(url);
     if (checked.ok) return checked.url;
-    ctx.addIssue({ code: 'custom', message: PUBLIC_URL_PROBLEMS[checked.problem] });
+    const message = `must be an http(s) URL ending in ${API_BASE_PATH}`;
+    ctx.addIssue({
+      code: 'custom',
+      message: checked.problem === 'not-a-url' ? message : `${message}, without query or fragment`,
+    });
     return z.NEVER;
   })
   .optional();
@@ -50,46 +43,50 @@ const PublicUrlSchema = z
  */
 const whole = (
   unit: string,
-  { min, max, tooSmall, tooLarge }: { min: number; max?: number; tooSmall?: string; tooLarge?: string },
-) => {
-  const spelled = `must be a whole number of ${unit}`;
-  return z
+  {
+    min,
+    max,
+    tooSmall = `must be at least ${min} ${unit}`,
+    tooLarge = `must be at most ${max} ${unit}`,
+    spelled = `must be a whole number of ${unit}`,
+  }: { min: number; max?: number; tooSmall?: string; tooLarge?: string; spelled?: string },
+) =>
+  z
     .string()
     .transform((text) => integerOfText(text) ?? Number.NaN)
     .pipe(
       z
         .number({ error: spelled })
         .int(spelled)
-        .min(min, tooSmall ?? `must be at least ${min} ${unit}`)
-        .max(max ?? Number.MAX_SAFE_INTEGER, tooLarge ?? `must be at most ${max} ${unit}`),
+        .min(min, tooSmall)
+        .max(max ?? Number.MAX_SAFE_INTEGER, tooLarge),
     );
-};
 
-/** A duration in milliseconds, at least 1 (0 would switch Node's protection off). */
-const milliseconds = (fallback: number) =>
-  whole('milliseconds', { min: 1, tooSmall: 'must be at least 1 millisecond' }).default(fallback);
+/** A duration in milliseconds, at least 1 (0 would switch Node's protection off); a timer's at most MAX_TIMER_MS. */
+const milliseconds = (fallback: number, max?: number) =>
+  whole('milliseconds', { min: 1, max, tooSmall: 'must be at least 1 millisecond' }).default(fallback);
+
+/** Whole seconds, from 1 to `days` days. */
+const seconds = (days: number) =>
+  whole('seconds', {
+    min: 1,
+    max: days * 86_400,
+    tooSmall: 'must be at least 1 second',
+    tooLarge: `must be at most ${days} days (${days * 86_400} seconds)`,
+  });
 
 /** Node's longest timer (about 24.8 days): a longer delay would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** A timer's period in milliseconds: at least 1, at most what a Node timer can wait. */
-const timerMilliseconds = (fallback: number) =>
-  whole('milliseconds', { min: 1, max: MAX_TIMER_MS, tooSmall: 'must be at least 1 millisecond' }).default(
-    fallback,
-  );
-
-/** A TCP port, 0 (any free one) to 65535, from its text. */
-const portNumber = () =>
-  z
-    .string()
-    .transform((text) => integerOfText(text) ?? Number.NaN)
-    .pipe(
-      z
-        .number({ error: 'must be a port number' })
-        .int('must be a port number')
-        .min(0, 'must be a port number between 0 and 65535')
-        .max(65535, 'must be a port number between 0 and 65535'),
-    );
+const PORT_RANGE = 'must be a port number between 0 and 65535';
+/** A TCP port, 0 (any free one) to 65535. */
+const port = whole('', {
+  min: 0,
+  max: 65535,
+  spelled: 'must be a port number',
+  tooSmall: PORT_RANGE,
+  tooLarge: PORT_RANGE,
+});
 
 /**
  * The change feed's settings when the environment says nothing (EVENTS_*): also what the app and the test servers
@@ -109,7 +106,7 @@ const trueOrFalse = z.enum(['true', 'false'], { error: 'must be true or false' }
 
 // Every variable as its text; an empty one is as good as unset (parseConfig drops it before this reads it).
 const EnvSchema = z.object({
-  PORT: portNumber().default(3000),
+  PORT: port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
   DATA_DIR: z.string().default('./.data'),
@@ -134,12 +131,7 @@ const EnvSchema = z.object({
   // Deprecated operations (getPet) as MCP tools too: hidden from agents unless asked for.
   MCP_DEPRECATED_TOOLS: trueOrFalse.default('false'),
   // How long createPet's idempotency keys are remembered (the IETF draft suggests at least 24 hours).
-  IDEMPOTENCY_KEY_TTL_SECONDS: whole('seconds', {
-    min: 1,
-    max: 30 * 24 * 60 * 60,
-    tooSmall: 'must be at least 1 second',
-    tooLarge: 'must be at most 30 days (2592000 seconds)',
-  }).default(24 * 60 * 60),
+  IDEMPOTENCY_KEY_TTL_SECONDS: seconds(30).default(24 * 60 * 60),
   // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
   HTTP_REQUEST_TIMEOUT_MS: milliseconds(30_000),
   HTTP_HEADERS_TIMEOUT_MS: milliseconds(10_000),
@@ -151,7 +143,7 @@ const EnvSchema = z.object({
   PETSTORE_PRODUCTION_URL: PublicUrlSchema,
   PETSTORE_STAGING_URL: PublicUrlSchema,
   // Operating at scale (docs/operations.md#production-topology): metrics, traces, draining before exit.
-  METRICS_PORT: portNumber().optional(),
+  METRICS_PORT: port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   SHUTDOWN_DRAIN_MS: whole('milliseconds', {
     min: 0,
@@ -177,19 +169,14 @@ const EnvSchema = z.object({
     })
     .default('auto'),
   // The change feed (events/pet-feed.ts; docs/operations.md#the-change-feed).
-  EVENTS_POLL_MS: timerMilliseconds(EVENTS_DEFAULTS.pollIntervalMs),
-  EVENTS_RETENTION_SECONDS: whole('seconds', {
-    min: 1,
-    max: 365 * 24 * 60 * 60,
-    tooSmall: 'must be at least 1 second',
-    tooLarge: 'must be at most 365 days (31536000 seconds)',
-  }).default(EVENTS_DEFAULTS.retentionSeconds),
-  EVENTS_PRUNE_INTERVAL_MS: timerMilliseconds(EVENTS_DEFAULTS.pruneIntervalMs),
+  EVENTS_POLL_MS: milliseconds(EVENTS_DEFAULTS.pollIntervalMs, MAX_TIMER_MS),
+  EVENTS_RETENTION_SECONDS: seconds(365).default(EVENTS_DEFAULTS.retentionSeconds),
+  EVENTS_PRUNE_INTERVAL_MS: milliseconds(EVENTS_DEFAULTS.pruneIntervalMs, MAX_TIMER_MS),
   EVENTS_MAX_PER_CALLER: whole('streams', { min: 1, tooSmall: 'must be at least 1' }).default(
     EVENTS_DEFAULTS.maxPerCaller,
   ),
-  EVENTS_STALL_MS: timerMilliseconds(EVENTS_DEFAULTS.stallMs),
-  EVENTS_KEEPALIVE_MS: timerMilliseconds(EVENTS_DEFAULTS.keepAliveMs),
+  EVENTS_STALL_MS: milliseconds(EVENTS_DEFAULTS.stallMs, MAX_TIMER_MS),
+  EVENTS_KEEPALIVE_MS: milliseconds(EVENTS_DEFAULTS.keepAliveMs, MAX_TIMER_MS),
   EVENTS_LISTEN_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
   OTEL_EXPORTER_OTLP_ENDPOINT: z
@@ -203,128 +190,54 @@ const EnvSchema = z.object({
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** How long a client may take to send a request, and how many connections it may hold. */
-export interface ServerLimits {
-  /** The whole request, headers and body; then 408 and the connection is closed. */
-  requestTimeoutMs: number;
-  /** The request line and headers; at most requestTimeoutMs. */
-  headersTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept open after a response. */
-  keepAliveTimeoutMs: number;
-  /** Open connections at most; further ones are closed as soon as they are accepted. */
-  maxConnections: number;
-}
-
-export interface EventsConfig {
-  /** EVENTS_POLL_MS: the feed reads the outbox at least this often, notifications or not. */
-  pollIntervalMs: number;
-  /** EVENTS_RETENTION_SECONDS: events older than this are pruned (7 days by default). */
-  retentionSeconds: number;
-  /** EVENTS_PRUNE_INTERVAL_MS: how often each instance prunes. */
-  pruneIntervalMs: number;
-  /** EVENTS_MAX_PER_CALLER: open streams per caller on one instance. */
-  maxPerCaller: number;
-  /** EVENTS_STALL_MS: a stream that has not taken an available event this long is closed. */
-  stallMs: number;
-  /** EVENTS_KEEPALIVE_MS: a keep-alive comment on an idle stream this often. */
-  keepAliveMs: number;
-  /** EVENTS_LISTEN_URL, else DATABASE_URL: where LISTEN connects; undefined on PGlite (its own listen). */
-  listenUrl: string | undefined;
-}
-
-export interface Config {
-  port: number;
-  host: string;
-  /** PostgreSQL when set; otherwise the embedded PGlite database in `dataDir`. */
-  databaseUrl: string | undefined;
-  dataDir: string;
-  /** PostgreSQL statement, idle-transaction and pool-acquire time limits (unused on PGlite). */
-  databaseLimits: DatabaseLimits;
-  /** How the hot statements are sent to PostgreSQL: `auto` finds a transaction-mode pooler (db/sql.ts). */
-  databaseStatements: StatementMode;
-  /** Streaming replicas of DATABASE_URL for the reads (none: every read on the primary), and their lag bound. */
-  databaseReadUrls: string[];
-  databaseReadMaxLagMs: number;
-  /**
-   * Keys from API_KEYS; undefined only in local development (APP_ENV unset), where main then uses a
-   * generated development key.
-   */
-  apiKeys: string[] | undefined;
-  /** undefined: a local development run. */
-  appEnv: 'production' | 'staging' | undefined;
-  logLevel: LogLevel;
-  /** Origins allowed to call from a browser (CORS); undefined: none (no CORS headers are sent). */
-  corsOrigins: string[] | undefined;
-  /** Requests per minute per API key, counted across instances; undefined: no limit. */
-  rateLimitPerMinute: number | undefined;
-  /** How long an idempotency key of createPet is remembered, in seconds. */
-  idempotencyKeyTtlSeconds: number;
-  /** Whether deprecated operations (getPet) are MCP tools too (MCP_DEPRECATED_TOOLS). */
-  mcpDeprecatedTools: boolean;
-  /** Public base URLs (ending in /v1) of both environments, listed as the OpenAPI `servers`; each optional. */
-  productionUrl: string | undefined;
-  stagingUrl: string | undefined;
-  serverLimits: ServerLimits;
-  /** Where Prometheus scrapes GET /metrics; undefined: no metrics are collected or served. */
-  metrics: { port: number; host: string } | undefined;
-  /**
-   * After SIGTERM, how long the process keeps serving (with /readyz at 503) before it closes, so that a load
-   * balancer takes it out of rotation first: 10 s by default when APP_ENV is set, 0 in local development.
-   */
-  shutdownDrainMs: number;
-  /** The change feed (events/pet-feed.ts), its wake-ups (db/wakeups.ts) and its streams (the transports). */
-  events: EventsConfig;
-  /** OTLP/HTTP traces, when an endpoint is configured (and OTEL_SDK_DISABLED is not true). */
-  tracing: { tracesUrl: string; serviceName: string } | undefined;
-}
+export type Config = ReturnType<typeof parseConfig>;
+/** How long a client may take to send a request, and how many connections it may hold (server-limits.ts). */
+export type ServerLimits = Config['serverLimits'];
+/** The EVENTS_* settings (docs/operations.md#the-change-feed). */
+export type EventsConfig = Config['events'];
 
 export { ConfigError };
 
+const invalid = (problems: string[]) => new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+
 /** Reads and validates the configuration; a bad value throws a ConfigError naming the variable. */
-export function parseConfig(source: Record<string, string | undefined>): Config {
+export function parseConfig(source: Record<string, string | undefined>) {
   const result = EnvSchema.safeParse(
     Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== '')),
   );
+  // Name the variable only (`API_KEYS`, not `API_KEYS.1`): the message must never echo a key.
   if (!result.success) {
-    // Name the variable only (`API_KEYS`, not `API_KEYS.1`): the message must never echo a key.
-    const problems = [
+    throw invalid([
       ...new Set(result.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`)),
-    ];
-    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    ]);
   }
   const env = result.data;
-  // A development key is for local runs only: a deployed environment must say which keys it accepts.
-  if (env.APP_ENV !== undefined && env.API_KEYS === undefined) {
-    throw new ConfigError(
-      `invalid configuration:\n  API_KEYS: is required when APP_ENV=${env.APP_ENV} (a comma-separated list of keys)`,
-    );
-  }
-  // Node refuses a headers timeout longer than the request timeout (which includes the headers).
-  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(
-      `invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`,
-    );
-  }
-  if (env.DATABASE_READ_URL !== undefined && env.DATABASE_URL === undefined) {
-    throw new ConfigError(
-      'invalid configuration:\n  DATABASE_READ_URL: needs DATABASE_URL (replicas of a PostgreSQL primary; the embedded database has none)',
-    );
-  }
-  if (env.EVENTS_LISTEN_URL !== undefined && env.DATABASE_URL === undefined) {
-    throw new ConfigError(
-      'invalid configuration:\n  EVENTS_LISTEN_URL: needs DATABASE_URL (a direct connection to the same PostgreSQL; the embedded database listens in process)',
-    );
-  }
-  // Metrics are served apart from the API so that they never go out through the API's load balancer.
-  if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
-    throw new ConfigError(
-      `invalid configuration:\n  METRICS_PORT: must differ from PORT (${env.PORT}): metrics are served on a port of their own`,
-    );
-  }
+  // Rules across variables; the first broken one is reported.
+  const broken = [
+    // A development key is for local runs only: a deployed environment must say which keys it accepts.
+    env.APP_ENV !== undefined &&
+      env.API_KEYS === undefined &&
+      `API_KEYS: is required when APP_ENV=${env.APP_ENV} (a comma-separated list of keys)`,
+    // Node refuses a headers timeout longer than the request timeout (which includes the headers).
+    env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS &&
+      `HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`,
+    env.DATABASE_READ_URL !== undefined &&
+      env.DATABASE_URL === undefined &&
+      'DATABASE_READ_URL: needs DATABASE_URL (replicas of a PostgreSQL primary; the embedded database has none)',
+    env.EVENTS_LISTEN_URL !== undefined &&
+      env.DATABASE_URL === undefined &&
+      'EVENTS_LISTEN_URL: needs DATABASE_URL (a direct connection to the same PostgreSQL; the embedded database listens in process)',
+    // Metrics are served apart from the API so that they never go out through the API's load balancer.
+    env.METRICS_PORT !== undefined &&
+      env.METRICS_PORT !== 0 &&
+      env.METRICS_PORT === env.PORT &&
+      `METRICS_PORT: must differ from PORT (${env.PORT}): metrics are served on a port of their own`,
+  ].find((problem) => problem !== false);
+  if (broken !== undefined) throw invalid([broken]);
   return {
     port: env.PORT,
     host: env.HOST,
+    /** PostgreSQL when set; otherwise the embedded PGlite database in `dataDir`. */
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
     databaseLimits: {
@@ -333,15 +246,21 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       acquireTimeoutMs: env.DATABASE_ACQUIRE_TIMEOUT_MS,
     },
     databaseStatements: env.DATABASE_STATEMENTS,
+    /** Replicas for the reads (none: every read on the primary). */
     databaseReadUrls: env.DATABASE_READ_URL ?? [],
     databaseReadMaxLagMs: env.DATABASE_READ_MAX_LAG_MS,
+    /** undefined only in local development (APP_ENV unset), where main then uses a generated development key. */
     apiKeys: env.API_KEYS,
+    /** undefined: a local development run. */
     appEnv: env.APP_ENV,
     logLevel: env.LOG_LEVEL,
+    /** Origins allowed to call from a browser; undefined: none (no CORS headers are sent). */
     corsOrigins: env.CORS_ORIGINS,
+    /** Requests per minute per API key, counted across instances; undefined: no limit. */
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     idempotencyKeyTtlSeconds: env.IDEMPOTENCY_KEY_TTL_SECONDS,
     mcpDeprecatedTools: env.MCP_DEPRECATED_TOOLS === 'true',
+    /** Listed as the OpenAPI `servers`; each optional. */
     productionUrl: env.PETSTORE_PRODUCTION_URL,
     stagingUrl: env.PETSTORE_STAGING_URL,
     serverLimits: {
@@ -350,7 +269,9 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
+    /** undefined: no metrics are collected or served. */
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
+    /** After SIGTERM, serving on with /readyz at 503 so that a load balancer takes the instance out first. */
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS ?? (env.APP_ENV === undefined ? 0 : 10_000),
     events: {
       pollIntervalMs: env.EVENTS_POLL_MS,
@@ -359,6 +280,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
       maxPerCaller: env.EVENTS_MAX_PER_CALLER,
       stallMs: env.EVENTS_STALL_MS,
       keepAliveMs: env.EVENTS_KEEPALIVE_MS,
+      /** Where LISTEN connects; undefined on PGlite (its own listen). */
       listenUrl: env.EVENTS_LISTEN_URL ?? env.DATABASE_URL,
     },
     tracing: tracingConfig(env),
@@ -366,7 +288,9 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
 }
 
 /** The traces URL as OpenTelemetry's exporters derive it: the signal's own variable, else `<endpoint>/v1/traces`. */
-function tracingConfig(env: z.output<typeof EnvSchema>): Config['tracing'] {
+function tracingConfig(
+  env: z.output<typeof EnvSchema>,
+): { tracesUrl: string; serviceName: string } | undefined {
   if (env.OTEL_SDK_DISABLED === 'true') return undefined;
   const tracesUrl =
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??

@@ -7,11 +7,7 @@ import {
 } from '@petstore/schema';
 import { classifyDatabaseError, unavailableMessage } from './db/database-errors.js';
 
-/**
- * The one error model. Domain code and middleware throw an AppError; each transport renders it as the
- * interface's Error body `{ code, message, status }` (REST as the response, tRPC inside `error.data`),
- * with the same extra response headers (`WWW-Authenticate`, `Retry-After`).
- */
+/** The one error model: each transport renders it as the Error body `{ code, message, status }` and its headers. */
 export class AppError extends Error {
   override name = 'AppError';
   readonly status: number;
@@ -36,13 +32,9 @@ export class AppError extends Error {
 }
 
 /**
- * An error an operation answers with, typed by the operation: `operationError<'getPet'>('pet_not_found', ...)`.
- * The code must be one the contract declares for `Id` (for a helper serving several operations, one all of them
- * declare), or it does not compile; without a type argument no code does. The domain (pets/, idempotency/,
- * keys/) raises errors only this way (biome.json forbids it `AppError`), so a service cannot answer with a code
- * its operation does not declare. Errors raised outside operations (edge, auth, limits, tRPC's own) use
- * `new AppError` with codes every operation declares (`CommonErrorCode`) or that none does (`EdgeErrorCode`).
- * The same one object as `new AppError`: nothing more on the hot path.
+ * An error an operation answers with, typed by the operation (docs/development.md, adding an operation): a code the
+ * contract does not declare for `Id` (for a helper serving several, for all of them) does not compile. Outside
+ * operations (edge, auth, limits) errors are `new AppError` with a `CommonErrorCode` or an `EdgeErrorCode`.
  */
 export function operationError<Id extends OperationId = never>(
   code: OperationErrorCode<Id>,
@@ -55,17 +47,13 @@ export function operationError<Id extends OperationId = never>(
 export const internalError = () =>
   new AppError('internal_error', 'the server failed to handle the request; it has been logged');
 
-/** Seconds a client should wait before retrying while the database is unreachable. */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
-
-/** 503 `service_unavailable`, with the `Retry-After` every such answer carries. */
+/** 503 `service_unavailable`, with the `Retry-After` (seconds) every such answer carries. */
 export const serviceUnavailable = (message: string) =>
-  new AppError('service_unavailable', message, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
+  new AppError('service_unavailable', message, { 'Retry-After': '5' });
 
 /**
- * Anything thrown, in our error model: an AppError as it is, a database that cannot serve the request now
- * (db/database-errors.ts decides) as 503 `service_unavailable` with `Retry-After`, its message saying whether a
- * write may have been applied; undefined for a fault of ours (the caller logs it and answers 500).
+ * Anything thrown, in our error model: an AppError as it is, a database that cannot serve now as 503
+ * (db/database-errors.ts decides); undefined for a fault of ours (the caller logs it and answers 500).
  */
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;

@@ -1,14 +1,10 @@
 import { pino } from 'pino';
 import type { LogLevel } from './config.js';
 
-/**
- * The one logger: JSON lines on stdout. Authorization headers and API keys are never passed to it; the redact
- * paths are a second line of defence should a request object ever be logged whole.
- */
+/** The one logger: JSON lines on stdout. Keys are never passed to it; redact is a second line of defence. */
 export function createLogger(level: LogLevel) {
-  // Written asynchronously, gathered by pino's destination (sonic-boom) up to 8 KiB: a write(2) per request line
-  // showed in the 401 profile. Flushed every 250 ms, so a quiet server's lines still appear promptly; main flushes
-  // before the process exits (shutdown.ts), and pino writes out what is left at exit.
+  // Gathered up to 8 KiB (a write(2) per request line showed in the 401 profile), flushed every 250 ms so a quiet
+  // server's lines still appear; shutdown.ts flushes before exit.
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024, periodicFlush: 250 });
   return pino(
     {
@@ -35,11 +31,7 @@ export type AccessLog = (
   traceId?: string,
 ) => void;
 
-/**
- * The access log: one line per request, through pino like every other line (about 0.6 µs more per request than
- * the template it replaced: under 1% of a list request's CPU, 2% of a 401's). Undefined when the level leaves
- * request lines out.
- */
+/** The access log (docs/development.md, the ledger); undefined when the level leaves request lines out. */
 export function createAccessLog(logger: Logger): AccessLog | undefined {
   if (!logger.isLevelEnabled('info')) return undefined;
   return (requestId, method, path, status, ms, traceId) =>

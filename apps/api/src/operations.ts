@@ -2,11 +2,7 @@ import type { OperationId, OperationOutput, OperationParsedInput } from '@petsto
 
 /** Who is calling. */
 export interface Caller {
-  /**
-   * The caller's identity, from its key: `key:<first 32 hex digits of the key's SHA-256>` (keys/api-key-digest.ts
-   * `callerIdentity`), for API_KEYS and issued keys alike. The same on every instance, whatever the order of
-   * API_KEYS; never the key. The one name idempotency scopes and rate-limit windows are kept under.
-   */
+  /** `callerIdentity` of the key (keys/api-key-digest.ts): what idempotency scopes and rate limits are kept under. */
   subject: string;
 }
 
@@ -18,18 +14,14 @@ export interface StreamConnection {
   close(): void;
 }
 
-/** What every operation is told about the call besides its input: who made it (keys idempotency records). */
+/** What every operation is told about the call besides its input. */
 export interface OperationContext {
   caller: Caller;
   /** Present for a streaming operation only. */
   connection?: StreamConnection | undefined;
 }
 
-/**
- * What serves the contract: one function per operation, keyed by operationId, taking the operation's parsed
- * input. REST and tRPC are both mounted from the contract over the same handlers, so a new operation is a
- * contract entry plus a service function, and both transports serve it.
- */
+/** What serves the contract: one function per operation, keyed by operationId; every transport calls them. */
 export type OperationHandlers = {
   [Id in OperationId]: (
     input: OperationParsedInput<Id>,

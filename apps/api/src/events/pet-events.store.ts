@@ -2,9 +2,8 @@ import type { Pet } from '@petstore/schema';
 import { type PetEventHorizonRecord, type PetEventRow, type Sql, statement } from '../db/sql.js';
 import { toPet } from '../pets/pets.service.js';
 
-// The change feed's statements on the outbox (`pet_events`, written from `pets` by the sequencer below, which says
-// why its ids are in commit order) and its horizon (`pet_event_horizon`, one row). Rows are read by
-// column name (db/sql.ts); each is one statement, so what it reads comes from one snapshot.
+// The change feed's statements on the outbox (`pet_events`) and its horizon (`pet_event_horizon`, one row); why
+// they are shaped so: docs/operations.md#the-change-feed. Each is one statement, so it reads one snapshot.
 
 /** One event of the feed: its id (the feed's order), its kind and the pet as it was stored. */
 export interface PetEventRecord {
@@ -29,11 +28,8 @@ const PAGE = statement<PetEventHorizonRecord & { [Column in keyof PetEventRow]: 
    ORDER BY e.id`,
 );
 
-// Deletes the id-prefix of events older than $1 seconds: every event below the first one still young (ids are
-// nearly in created_at order; a young event keeps the older ones after it). Raises the horizon to the last id
-// deleted, in the same statement, so that no reader sees the events gone and the horizon not yet raised. Several
-// instances at once: the second DELETE waits on the first's rows and skips them once gone, and the horizon only
-// ever rises (greatest).
+// Deletes the id-prefix below the first event still young (ids are nearly in created_at order) and raises the
+// horizon in the same statement, so no reader sees the events gone and the horizon not yet raised.
 const PRUNE = statement<{ pruned: number }>(
   `WITH boundary AS (
      SELECT id FROM pet_events WHERE created_at >= now() - make_interval(secs => $1::int) ORDER BY id LIMIT 1
@@ -46,22 +42,11 @@ const PRUNE = statement<{ pruned: number }>(
    SELECT (SELECT count(*) FROM pruned)::int AS pruned`,
 );
 
-// The sequencer: writes the events of the pets whose transactions are over, in the order of their transaction ids
-// (each pet's `txid`, its column's default, then its id), with ids after the largest given so far. `txid < xmin of
-// the current snapshot` says the transaction that inserted the pet is over (committed, since its row is visible),
-// and so is every older one; a transaction still running, or one that starts later, has a transaction id of at least
-// that xmin, so its pets get larger ids in a later round. A reader therefore never sees an id appear below one it
-// has read, and creating a pet writes nothing for the feed (the migration pet_events_from_pets says what that
-// saves). The horizon row keeps the last pet numbered, (txid, id): a round starts after it, on the index pets_txid_id_idx.
-//
-// One round at a time: the transaction-scoped advisory lock (two int4 keys, 1885697119 is 'pet_' in ASCII, 1: events;
-// a key space apart from the bigint keys of createPet's idempotency locks) is tried once for the statement (an
-// InitPlan); a round that does not get it writes nothing (another instance is writing). The lock is taken after
-// the statement's snapshot, so a round that started just before another committed would start from a stale horizon
-// and largest id: its first id is one the other round wrote, which the primary key refuses (23505), and the round is
-// simply run again (SEQUENCE_CONFLICTS). A round that wrote events notifies the other instances (delivered at its
-// commit), which read them at once.
-/** A sequencing round, its lock (an InitPlan, run once) tried or waited for. */
+// The sequencer (docs/operations.md#the-change-feed, "Event ids"): numbers the pets whose transactions are over
+// (`txid` below the snapshot's xmin) in (txid, id) order, after the horizon's last (txid, id).
+// Its advisory lock has two int4 keys (1885697119 is 'pet_' in ASCII, 1: events), a key space apart from the bigint
+// keys of createPet's idempotency locks; it is taken once (an InitPlan) but after the snapshot, so a round that
+// started just before another committed reuses that round's first id: 23505, run again (SEQUENCE_CONFLICTS).
 const sequence = (lock: string) =>
   statement<{ sequenced: number }>(
     `WITH horizon AS (
@@ -89,17 +74,13 @@ const sequence = (lock: string) =>
        AS notified`,
   );
 const SEQUENCE = sequence('(SELECT pg_try_advisory_xact_lock(1885697119, 1))');
-// Before a stream starts "from now": every event committed so far gets its id, even while another round runs (this
-// one waits for it), so that "now" comes after them.
+// Before a stream starts "from now": waits for a round running elsewhere, so "now" comes after every commit so far.
 const SEQUENCE_WAITING = sequence('(SELECT true FROM pg_advisory_xact_lock(1885697119, 1))');
 
 /** SQLSTATEs of a sequencing round that met another one (unique id, deadlock): the round is run again. */
 export const SEQUENCE_CONFLICTS = new Set(['23505', '40P01']);
 
-/**
- * Writes the events of the pets whose transactions are over, at most `limit` (the other instances are notified when it
- * gave any); how many it wrote. `wait`: for the round another one is running, rather than write none.
- */
+/** One sequencing round of at most `limit` events; how many it wrote. `wait`: for a round running elsewhere. */
 export async function sequenceEvents(sql: Sql, limit: number, wait = false): Promise<number> {
   const [row] = await sql.rows(wait ? SEQUENCE_WAITING : SEQUENCE, [{ value: limit, type: 'int' }]);
   return row?.sequenced ?? 0;
@@ -121,9 +102,11 @@ export interface EventPage extends Pick<FeedHead, 'prunedThrough'> {
   full: boolean;
 }
 
+const noHorizon = () => new Error('pet_event_horizon has no row (the migration pet_events seeds it)');
+
 export async function readHead(sql: Sql): Promise<FeedHead> {
   const [row] = await sql.rows(HEAD);
-  if (row === undefined) throw new Error('pet_event_horizon has no row (the migration pet_events seeds it)');
+  if (row === undefined) throw noHorizon();
   return row;
 }
 
@@ -134,8 +117,7 @@ export async function readEvents(sql: Sql, after: bigint, limit: number): Promis
     { value: limit, type: 'int' },
   ]);
   const first = rows[0];
-  if (first === undefined)
-    throw new Error('pet_event_horizon has no row (the migration pet_events seeds it)');
+  if (first === undefined) throw noHorizon();
   const events: PetEventRecord[] = [];
   let last: bigint | undefined;
   let count = 0;

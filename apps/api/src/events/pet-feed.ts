@@ -16,16 +16,11 @@ import {
 
 export type { PetEventRecord } from './pet-events.store.js';
 
-// The change feed of one process (issue 38; docs/operations.md#the-change-feed). One hub reads the outbox
-// (`pet_events`, ids in commit order: pet-events.store.ts SEQUENCE says why) forward from its head, in pages, from the
-// primary, when woken: a notification (db/wakeups.ts) or the poll timer, so a lost notification delays an event
-// by at most the poll interval. What it read goes into a ring of the most recent events, shared by every follower.
-//
-// A follower is a position (the last id it passed) and nothing else: iteration is pull-based, so nothing is queued
-// per follower. Its next() yields the first event after its position: from the ring when the ring reaches back to
-// it, otherwise from a page of the database (catch-up, at most pageSize events held), until it reaches the ring.
-// Because ids commit in order, "every id after my position, in order" is exactly once, with no gap, whichever of
-// the two it reads from. A status filter only decides what is yielded: the position still passes every event.
+// The change feed of one process (docs/operations.md#the-change-feed): one hub reads the outbox into a ring of the
+// recent events. A follower is only a position (the last id it passed), pulled from, so nothing is queued per
+// follower: next() takes the first event after it from the ring, or from a database page while it is behind the
+// ring. Ids commit in order, so either way it is every id once, with no gap; a status filter only decides what
+// is yielded, the position still passes every event.
 
 export interface FollowOptions {
   /** Deliver the events after this id; undefined: from now (the last committed event at the time of the call). */
@@ -47,17 +42,11 @@ export interface Following extends AsyncIterableIterator<PetEventRecord> {
 
 export interface PetFeed {
   /**
-   * Checks first, then returns the follower's iterator. AppError events_expired (410) when `after` is below the
-   * horizon (events after it were pruned); rate_limited (429, Retry-After) when `subject` already has maxPerCaller
-   * open follows on this process; service_unavailable once the feed is closed; the database's error when the check
-   * cannot read it (503 by toAppError). The iterator's next() rejects with events_expired when a follower catching
-   * up from the database is overtaken by pruning.
+   * Checks first (events_expired below the horizon or past the head, rate_limited over maxPerCaller, 503 once
+   * closed), then returns the iterator; its next() rejects with events_expired if pruning overtakes a catch-up.
    */
   follow(options: FollowOptions): Promise<Following>;
-  /**
-   * Reads the outbox now (a pet was just created here): its event gets its id and reaches this process's followers,
-   * and the other instances are notified, without waiting for the poll.
-   */
+  /** A pet was just created here: number and read its event now, not at the next poll. */
   wake(): void;
   /** Ends every follower (their iterators finish), stops the timers and waits for statements in flight. */
   close(): Promise<void>;
@@ -65,7 +54,7 @@ export interface PetFeed {
   readonly subscribers: number;
 }
 
-/** The EVENTS_* settings the hub uses (config.ts documents each), and how it reports failures. */
+/** The EVENTS_* settings the hub uses (README.md's configuration table), and how it reports failures. */
 export interface PetFeedOptions
   extends Pick<
     EventsConfig,
@@ -107,8 +96,7 @@ interface Follower {
 
 export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOptions): PetFeed {
   const { pollIntervalMs, retentionSeconds, pruneIntervalMs, maxPerCaller, stallMs } = options;
-  const pageSize = options.pageSize ?? 100;
-  const ringSize = options.ringSize ?? 1000;
+  const { pageSize = 100, ringSize = 1000 } = options;
   const onError = (error: unknown) => {
     try {
       options.onError(error);
@@ -128,23 +116,17 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   let closed = false;
   let reading: Promise<void> | undefined;
   let readAgain = false;
-  let pruning: Promise<void> | undefined;
+  let pruning: Promise<unknown> | undefined;
   const followers = new Set<Follower>();
   const openPerSubject = new Map<string, number>();
 
-  const wakeAll = () => {
-    for (const follower of followers) {
-      const wake = follower.wake;
-      follower.wake = undefined;
-      wake?.();
-    }
+  const wakeOne = (follower: Follower) => {
+    const wake = follower.wake;
+    follower.wake = undefined;
+    wake?.();
   };
-
-  /** Starts the hub at `at` (the head as the database last said it), unless it has started. */
-  const adopt = (at: bigint) => {
-    if (head !== undefined) return;
-    head = at;
-    ringStart = at;
+  const wakeAll = () => {
+    for (const follower of followers) wakeOne(follower);
   };
 
   const append = (event: PetEventRecord) => {
@@ -179,22 +161,20 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   async function readNew() {
     await sequence();
     if (followers.size === 0) {
-      // Nobody follows here: the round above wrote the events (and told the other instances); nothing is read. The
-      // next follow() starts the hub again at the head it reads.
+      // Nobody follows here: nothing to read; the next follow() starts the hub again at the head it reads.
       head = undefined;
       ringStart = undefined;
       ring.length = 0;
       return;
     }
-    if (head === undefined) adopt((await readHead(sql)).head);
+    if (head === undefined) head = ringStart = (await readHead(sql)).head;
     for (;;) {
       if (closed) return;
       const from = head as bigint;
       const page = await readEvents(sql, from, pageSize);
       if (from < page.prunedThrough) {
-        // Pruned past this hub's head (a process cut off from the database for longer than the retention): what
-        // was between is gone. The ring starts afresh at the horizon; a follower left below it reads the database
-        // and is told its events expired.
+        // Pruned past the head (cut off from the database longer than the retention): the ring starts afresh at the
+        // horizon; a follower left below it reads the database and is told its events expired.
         ring.length = 0;
         ringStart = page.prunedThrough;
         head = page.prunedThrough;
@@ -233,10 +213,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   function prune() {
     if (closed || pruning !== undefined) return;
     pruning = pruneEvents(sql, retentionSeconds)
-      .then(
-        () => {},
-        (error: unknown) => onError(error),
-      )
+      .catch(onError)
       .finally(() => {
         pruning = undefined;
       });
@@ -246,10 +223,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   const unsubscribe = wakeups.subscribe(() => {
     if (followers.size > 0) void refresh();
   });
-  const pollTimer = setInterval(() => void refresh(), pollIntervalMs);
-  const pruneTimer = setInterval(prune, pruneIntervalMs);
-  pollTimer.unref();
-  pruneTimer.unref();
+  const pollTimer = setInterval(() => void refresh(), pollIntervalMs).unref();
+  const pruneTimer = setInterval(prune, pruneIntervalMs).unref();
   void refresh();
 
   const shuttingDown = () =>
@@ -264,14 +239,13 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
   /** The feed's head for a new follower after `after`, once `after` is known to be a position it can serve. */
   async function startingPoint(after: bigint | undefined) {
-    // From now: the events committed so far are numbered first, so that "now" comes after them (a pet whose create
-    // answered before the stream opened is not delivered; only one whose transaction is older than a write still
-    // running at that moment may be, as it cannot be numbered before that write ends).
+    // From now: the events committed so far are numbered first, so that "now" comes after them (only a pet whose
+    // transaction is older than a write still running then may be delivered: it is numbered after that write).
     if (after === undefined) await sequence(true);
     const current = await readHead(sql);
     if (after !== undefined && after < current.prunedThrough) throw expired(after, current.prunedThrough);
-    // An id this database never gave (the feed only counts up): it was restored or reset under the client, whose
-    // position means nothing here. Waiting for the ids to climb past it would skip everything in between.
+    // An id this database never gave (restored or reset under the client): waiting for the ids to climb past it
+    // would skip everything in between.
     if (after !== undefined && after > current.head) {
       throw operationError<'streamPetEvents'>(
         'events_expired',
@@ -306,9 +280,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         releaseSlot(subject);
         if (stallTimer !== undefined) clearTimeout(stallTimer);
         signal.removeEventListener('abort', follower.finish);
-        const wake = follower.wake;
-        follower.wake = undefined;
-        wake?.();
+        wakeOne(follower);
       },
       hasAvailable() {
         if (held.some(matches)) return true;
@@ -340,8 +312,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         }
         follower.finish();
         onStalled?.();
-      }, stallMs);
-      stallTimer.unref();
+      }, stallMs).unref();
     };
 
     async function pull(): Promise<IteratorResult<PetEventRecord>> {
@@ -356,14 +327,12 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         if (heldLast !== undefined && heldLast > position) position = heldLast;
         heldLast = undefined;
         if (ringStart !== undefined && position >= ringStart) {
-          const index = firstAfter(position);
-          const event = ring[index];
-          if (event !== undefined) {
+          const event = ring[firstAfter(position)];
+          if (event === undefined) await waitForHub();
+          else {
             position = event.id;
             if (matches(event)) return { done: false, value: event };
-            continue;
           }
-          await waitForHub();
           continue;
         }
         // Catching up: behind the ring (or before the hub's first read).
@@ -440,7 +409,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         releaseSlot(subject);
         throw error;
       });
-      adopt(current.head);
+      if (head === undefined) head = ringStart = current.head;
       // Committed events the hub has not read yet: read them now rather than at the next poll.
       if (head !== undefined && head < current.head) void refresh();
       // The reservation becomes the follower's own count, given back by its finish().
@@ -459,17 +428,15 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       await Promise.all([reading, pruning]);
     },
     wake() {
-      // Creates that come close together are read in one go (WAKE_COALESCE_MS): under load the hub reads once per
-      // interval, not once per create. Outside the request that created the pet: the hub's reads serve every
-      // follower, and are none of its spans.
+      // Coalesced (WAKE_COALESCE_MS), and outside the creating request's context: the hub's reads are none of its
+      // spans.
       if (wakeTimer !== undefined || closed) return;
       wakeTimer = outside(() =>
         setTimeout(() => {
           wakeTimer = undefined;
           void refresh();
-        }, WAKE_COALESCE_MS),
+        }, WAKE_COALESCE_MS).unref(),
       );
-      wakeTimer.unref();
     },
     get subscribers() {
       return followers.size;

@@ -5,10 +5,8 @@ import type { OperationContext } from '../operations.js';
 import type { PetFeed } from './pet-feed.js';
 
 /**
- * Where a subscriber resumes: after `lastEventId` (an EventSource's `Last-Event-ID`, tRPC's reconnecting
- * `lastEventId`: text, decoded here by the one rule for both transports), else after `since`, else from now
- * (undefined). Both given: a reconnect to the URL the stream was opened with, so `lastEventId` is the later position
- * and wins; one before `since` contradicts it (400).
+ * Where a subscriber resumes: after `lastEventId` (text on both transports, decoded here), else `since`, else now.
+ * Both given: a reconnect to the URL the stream was opened with, so `lastEventId` wins; one before `since` is a 400.
  */
 function resumePosition({ since, lastEventId }: OperationParsedInput<'streamPetEvents'>): bigint | undefined {
   if (lastEventId === undefined || lastEventId === null) return since;

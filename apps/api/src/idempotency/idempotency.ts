@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { type Contract, contract, IDEMPOTENCY_KEY_HEADER, type OperationId } from '@petstore/schema';
 import { operationError } from '../errors.js';
 
-// Idempotency keys (IETF httpapi draft "The Idempotency-Key HTTP Header Field"): the rules shared by every
-// operation that takes one, whichever transport carried the key. The statement that stores a key together with
-// what it created belongs to that operation's service (pets.service.ts), so that both are one atomic write.
+// Idempotency keys (IETF draft "The Idempotency-Key HTTP Header Field"), whichever transport carried one. The
+// statement that stores a key belongs to its operation's service, so that key and result are one atomic write.
 
 /** How long a key is remembered by default: 24 hours. */
 export const DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
@@ -42,10 +41,8 @@ type KeyedOperation = {
 }[OperationId];
 
 /**
- * The scope of a request that carries `key`. `canonical` is the parsed
- * request written in one fixed way (fields in a fixed order, numbers as their value), so
- * `{"name":"a","categoryId":1}` and `{"categoryId":1.0,"name":"a"}` get one fingerprint. Throws 400
- * `invalid_idempotency_key` for a key that breaks the contract's rule.
+ * The scope of a request that carries `key`; `canonical` is the parsed request in one fixed spelling, so
+ * `{"name":"a","categoryId":1}` and `{"categoryId":1.0,"name":"a"}` get one fingerprint. 400 for a bad key.
  */
 export function idempotencyScope(caller: string, key: string, canonical: string): IdempotencyScope {
   const verdict = keyRule.schema.safeParse(key);

@@ -51,10 +51,7 @@ const FIND_ACTIVE = statement<ApiKeyRecord>(
   'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
 );
 
-/**
- * The lookup every request with an issued key makes, as a hot statement (db/sql.ts) rather than through the
- * Prisma client; only an unrevoked key is found, so a revocation takes effect on the next request.
- */
+/** The lookup of every request with an issued key, a hot statement (db/sql.ts); revoked keys are not found. */
 export function createIssuedKeyLookup(sql: Sql) {
   return async (keyHash: Buffer): Promise<{ id: bigint } | undefined> => {
     const [row] = await sql.rows(FIND_ACTIVE, [{ value: keyHash, type: 'bytes' }]);

@@ -27,19 +27,15 @@ export interface RateLimitState {
  */
 export type RateLimiter = (subject: string, cost?: number) => Promise<RateLimitState>;
 
-/** The name of our one quota policy in `RateLimit-Policy` / `RateLimit`: requests per API key. */
-const RATE_LIMIT_POLICY = 'per-key';
-
 /**
- * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11, Structured
- * Field lists, serialised canonically as the draft's examples are): the policy's quota `q` per window `w`
- * seconds, and the requests remaining `r` with `t` seconds until the quota is restored. `t` equals `Retry-After`
- * on a 429. (express-rate-limit's `draft-8` writes the same fields with spaces and a partition key.)
+ * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11;
+ * docs/operations.md#rate-limiting-across-instances), serialised canonically as the draft's examples are
+ * (express-rate-limit's `draft-8` adds spaces and a partition key).
  */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
-    'RateLimit-Policy': `"${RATE_LIMIT_POLICY}";q=${state.limit};w=${state.windowSeconds}`,
-    RateLimit: `"${RATE_LIMIT_POLICY}";r=${state.remaining};t=${state.resetSeconds}`,
+    'RateLimit-Policy': `"per-key";q=${state.limit};w=${state.windowSeconds}`,
+    RateLimit: `"per-key";r=${state.remaining};t=${state.resetSeconds}`,
   };
 }
 
@@ -58,13 +54,10 @@ interface Waiting {
 }
 
 /**
- * Per-key fixed-window rate limiting, counted in the database so that every instance shares the counts. Not
- * express-rate-limit, which charges one per request, refused ones too: a tRPC batch costs its calls and a refused
- * request nothing, so the `r` a client was told holds (docs/development.md, the ledger). Concurrent requests of
- * one key share writes: those arriving while a charge is in flight join the next one (one statement); the count
- * before it is the one returned less their total (the UPSERT is atomic), they are admitted in arrival order while
- * their cost fits, and the refused ones' charge is given back before they are answered. A request that cannot fit
- * in the count last seen is refused from memory; old windows are swept in the background, once per window.
+ * Per-key fixed-window rate limiting, counted in the database so that every instance shares the counts (why not
+ * express-rate-limit: docs/development.md, the ledger). Requests of one key arriving while a charge is in flight
+ * join the next one (one statement): admitted in arrival order while their cost fits, the refused ones' charge
+ * given back before they are answered. A request that cannot fit in the count last seen is refused from memory.
  */
 export function createRateLimiter(
   store: RateLimitStore,
@@ -150,9 +143,8 @@ export function createRateLimiter(
 }
 
 /**
- * Failed authentications per client address (an IPv6 address by its /56, as express-rate-limit keys them), in
- * this process's memory, on express-rate-limit's MemoryStore: a guessing client is refused here, before any key
- * is hashed or looked up, once it has `limit` failures in its window; then 429 until the window ends.
+ * Failed authentications per client address, in this process's memory (express-rate-limit's MemoryStore and
+ * ipKeyGenerator): a guessing client is refused before any key is hashed or looked up.
  */
 export function createFailureLimiter({
   limit,

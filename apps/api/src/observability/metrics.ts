@@ -2,10 +2,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { PoolStats } from '../db/database.js';
 import type { OperationLabel } from './operation-label.js';
 
-// Prometheus metrics (prom-client, through its own API), served on a port of their own (METRICS_PORT,
-// http/metrics-server.ts), never on the API's port. A request's labels are a small fixed set (the contract's
-// operations, a few method names and status classes), so each labelled child is looked up once and kept: the
-// request path then only calls the child's `inc` and `observe`.
+// Prometheus metrics through prom-client's own API (docs/operations.md#metrics). A request's label sets are few
+// and fixed, so each labelled child is looked up once and kept: a request only calls its `inc` and `observe`.
 
 /** Upper bounds in seconds: this API answers in about a millisecond; a slow database shows from 25 ms up. */
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];

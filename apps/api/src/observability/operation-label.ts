@@ -1,10 +1,8 @@
 import { operations, trpcPath } from '@petstore/schema';
 import { restOperations } from '@petstore/schema/internal';
 
-// What a request is, for metrics and traces: an operation name from the contract (`listPets` on REST, the
-// procedure path `pets.list` on tRPC) or one of a few fixed names. Never a raw path or an id, so the label set
-// is small and known in advance. The labels are objects built once; a handler that recognises its request
-// stores one on the response, and the request's end (request-context.ts) reads it back.
+// What a request is, for metrics and traces (docs/operations.md#metrics): never a raw path or an id, so the label
+// set is known in advance. A handler that recognises its request stores a label (built once) on the response.
 
 export type Transport = 'rest' | 'trpc' | 'mcp' | 'none';
 

@@ -20,28 +20,13 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
+import type { Config } from '../config.js';
 import type { Sql } from '../db/sql.js';
 import type { OperationLabel } from './operation-label.js';
 import type { TracedRequest, Tracing } from './request-tracer.js';
 
-// OpenTelemetry, loaded by main only when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set: without
-// it none of these modules is imported, and the request path has no tracing code at all.
-//
-// - A server span per request, named by its operation (`listPets`, `pets.list`; observability/operation-label.ts),
-//   a child of the caller's W3C `traceparent` when one came; the answer carries `traceresponse` (W3C Trace
-//   Context level 2) with this span's ids, so a caller without tracing can still find the trace.
-// - Every statement the server sends (db/sql.ts: the API's operations, the access check, rate limits and their sweep,
-//   readiness) goes straight to pg (PGlite: its driver adapter), where Prisma's instrumentation never sees it:
-//   traceSql gives each a client span of its own. Prisma's own instrumentation (@prisma/instrumentation) stays for
-//   what still uses the Prisma client in the process (none of the server's paths today).
-// - Spans leave in batches over OTLP/HTTP (JSON) to the configured URL; the exporter reads its other standard
-//   variables itself (OTEL_EXPORTER_OTLP_HEADERS, ..._TIMEOUT, ..._COMPRESSION).
-
-export interface TracingOptions {
-  /** Where spans are POSTed: `<endpoint>/v1/traces`. */
-  tracesUrl: string;
-  serviceName: string;
-}
+// OpenTelemetry (docs/operations.md#traces), imported by main only when an OTLP endpoint is set. The statements
+// of db/sql.ts bypass Prisma's client, hence its instrumentation: traceSql gives each a client span of its own.
 
 /** `SELECT pets`, `INSERT pets`: the statement's verb and first table (OpenTelemetry's database span names). */
 export function statementSpanName(statement: string): string {
@@ -50,7 +35,7 @@ export function statementSpanName(statement: string): string {
   return table === undefined ? verb : `${verb} ${table}`;
 }
 
-export function startTracing({ tracesUrl, serviceName }: TracingOptions): Tracing {
+export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tracing']>): Tracing {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     // The caller's sampling decision wins (its `traceparent` flags); a request without one is sampled.
@@ -120,18 +105,14 @@ export function startTracing({ tracesUrl, serviceName }: TracingOptions): Tracin
           },
         },
         (span) =>
-          sql.rows(statement, args).then(
-            (rows) => {
-              span.end();
-              return rows;
-            },
-            (error: unknown) => {
+          sql
+            .rows(statement, args)
+            .catch((error: unknown) => {
               span.recordException(error as Error);
               span.setStatus({ code: SpanStatusCode.ERROR });
-              span.end();
               throw error;
-            },
-          ),
+            })
+            .finally(() => span.end()),
       );
     },
   });
