@@ -24,7 +24,7 @@ import express from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
-import { queryOf } from '../http/edge.js';
+import { refuseQuery } from '../http/edge.js';
 import { handleError, type InternalErrorSink } from '../http/errors.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
@@ -332,12 +332,7 @@ export function mcpRouter(deps: McpDeps): Router {
         throw error;
       }
       // As on REST, nothing is ignored: the endpoint reads no query parameter.
-      for (const name in queryOf(req)) {
-        throw new AppError(
-          'validation_failed',
-          `unknown query parameter ${JSON.stringify(name.slice(0, 100))}`,
-        );
-      }
+      refuseQuery(req);
       const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
       const extra: RequestExtra = { caller, arguments: checkMessage(value) };
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
