@@ -78,12 +78,31 @@ export interface AppDeps {
 
 // CORS, as docs/operations.md says: the headers browser code may read, and may send.
 const EXPOSED_HEADERS = [
-  ...['Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link', 'Retry-After', 'RateLimit'],
-  ...['RateLimit-Policy', 'WWW-Authenticate', STABILITY_HEADER, 'traceresponse', READ_AFTER_HEADER],
+  'Location',
+  'X-Request-Id',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'WWW-Authenticate',
+  STABILITY_HEADER,
+  'traceresponse',
+  READ_AFTER_HEADER,
 ];
 const ALLOWED_HEADERS = [
-  ...['Authorization', 'Content-Type', 'X-Request-Id', IDEMPOTENCY_KEY_HEADER, READ_AFTER_HEADER, 'If-Match'],
-  ...['If-None-Match', 'traceparent', 'tracestate', 'Mcp-Protocol-Version', 'Last-Event-ID'],
+  'Authorization',
+  'Content-Type',
+  'X-Request-Id',
+  IDEMPOTENCY_KEY_HEADER,
+  READ_AFTER_HEADER,
+  'If-Match',
+  'If-None-Match',
+  'traceparent',
+  'tracestate',
+  'Mcp-Protocol-Version',
+  'Last-Event-ID',
 ];
 
 /** The tRPC fast path's output writers: each procedure whose contract body has a hot writer gets it. */
