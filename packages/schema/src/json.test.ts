@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from './json.js';
+import { integerOfText, parseJson, stringifyJson } from './json.js';
 
 describe('int64-exact JSON', () => {
   it('keeps integers beyond 2^53 exact where JSON.parse rounds them', () => {
@@ -14,8 +15,8 @@ describe('int64-exact JSON', () => {
     expect(parseJson('12345678901234567.0')).toBe(12345678901234567n);
   });
 
-  it('leaves safe numbers and non-integers as numbers', () => {
-    expect(parseJson('[1, -0, 1.5, 1e-5, 0.1]')).toEqual([1, -0, 1.5, 1e-5, 0.1]);
+  it('leaves safe numbers and non-integers as numbers (`-0` is the integer 0)', () => {
+    expect(parseJson('[1, -0, 1.5, 1e-5, 0.1]')).toEqual([1, 0, 1.5, 1e-5, 0.1]);
   });
 
   it('reads text that denotes an integer exactly in another form as that integer', () => {
@@ -65,5 +66,68 @@ describe('duplicate keys', () => {
       x: '{"name":1,',
     });
     expect(parseJson('{"a\\\\":1,"a":2}')).toEqual({ 'a\\': 1, a: 2 });
+  });
+});
+
+describe('the one rule for an integer spelled as a JSON number (generated spellings)', () => {
+  // The oracle: the number's exact value as a fraction m / 10^k, an integer when 10^k divides m. Below 10^40 in
+  // magnitude it is read (a safe integer as a number, past 2^53 a bigint); from 10^40 on it is refused, as is any
+  // fraction. No zeros trimmed, no digits compared: a different route to the same verdict.
+  function oracle(text: string): number | bigint | undefined {
+    const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(
+      text,
+    ) as string[];
+    const m = BigInt(`${whole}${fraction}`);
+    const power = Number(exponent) - fraction.length;
+    let value: bigint;
+    if (m === 0n) value = 0n;
+    else if (power >= 0) value = m * 10n ** BigInt(power);
+    else if (m % 10n ** BigInt(-power) === 0n) value = m / 10n ** BigInt(-power);
+    else return undefined;
+    if (value >= 10n ** 40n) return undefined;
+    const signed = sign === '-' ? -value : value;
+    return Number.isSafeInteger(Number(signed)) ? Number(signed) : signed;
+  }
+
+  const digits = (min: number, max: number) =>
+    fc
+      .array(fc.constantFrom('0', '0', '0', '1', '5', '9'), { minLength: min, maxLength: max })
+      .map((d) => d.join(''));
+  const spelling = fc
+    .record({
+      sign: fc.constantFrom('', '-'),
+      whole: fc.oneof(
+        fc.constant('0'),
+        fc.tuple(fc.constantFrom('1', '7', '9'), digits(0, 22)).map(([a, b]) => a + b),
+      ),
+      fraction: fc.option(digits(1, 24), { nil: undefined }),
+      exponent: fc.option(
+        fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: 60 })),
+        { nil: undefined },
+      ),
+    })
+    .map(
+      ({ sign, whole, fraction, exponent }) =>
+        `${sign}${whole}${fraction === undefined ? '' : `.${fraction}`}${exponent === undefined ? '' : exponent.join('')}`,
+    );
+
+  it('reads every spelling as the oracle does, zero included (0.0, -0e5, 0.000e60)', () => {
+    fc.assert(
+      fc.property(spelling, (text) => {
+        const expected = oracle(text);
+        expect(integerOfText(text), text).toEqual(expected);
+        // In a JSON document: the integer, or NaN when the text names no integer JSON.parse would have made one of.
+        const parsed = parseJson(text);
+        if (expected !== undefined) expect(parsed, text).toEqual(expected);
+        else if (Number.isInteger(JSON.parse(text))) expect(parsed, text).toBeNaN();
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('reads zero however it is spelled', () => {
+    for (const text of ['0', '-0', '0.0', '-0.0', '0.00e0', '0e-1', '0e40', '0.000e99']) {
+      expect(integerOfText(text), text).toBe(0);
+    }
   });
 });

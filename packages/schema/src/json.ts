@@ -18,14 +18,13 @@ function exactInteger(source: string): bigint | undefined {
   const match = NUMBER_TEXT.exec(source);
   if (!match) return undefined;
   const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;
-  const digits = (whole + fraction).replace(/^0+(?=\d)/, '');
-  const exponent = Number(exponentText) - fraction.length;
-  if (exponent < 0) {
-    // An integer only if the digits dropped by the negative exponent are all zeros.
-    const kept = digits.slice(0, exponent);
-    return /^0*$/.test(digits.slice(exponent)) && kept !== '' ? BigInt(sign + kept) : undefined;
-  }
-  if (digits.length + exponent > MAX_EXACT_DIGITS) return undefined;
+  // Zero, however spelled (`0.0`, `-0e5`, `0e400`).
+  const significant = (whole + fraction).replace(/^0+/, '');
+  if (significant === '') return 0n;
+  // The value is digits x 10^exponent, with no zero at either end of the digits.
+  const digits = significant.replace(/0+$/, '');
+  const exponent = Number(exponentText) - fraction.length + (significant.length - digits.length);
+  if (exponent < 0 || digits.length + exponent > MAX_EXACT_DIGITS) return undefined;
   return BigInt(sign + digits) * 10n ** BigInt(exponent);
 }
 
@@ -39,7 +38,7 @@ const PLAIN_INTEGER = /^-?(?:0|[1-9]\d*)$/;
  * grammar does not allow either) is undefined, for the field's schema to refuse: never rounded, never guessed.
  */
 export function integerOfText(text: string): number | bigint | undefined {
-  if (PLAIN_INTEGER.test(text) && text.length < 16) return Number(text);
+  if (PLAIN_INTEGER.test(text) && text.length < 16) return Number(text) || 0; // `-0` is 0
   const exact = exactInteger(text);
   if (exact === undefined) return undefined;
   const value = Number(exact);
