@@ -42,7 +42,11 @@ async function connect(server: TestServer, era: Era, apiKey: string = TEST_API_K
 }
 
 /** One JSON-RPC message POSTed over raw HTTP in the 2025 stateless form (what any HTTP client can send). */
-function postMcp(baseUrl: string, body: string, { path = '/mcp', version = '2025-06-18' } = {}) {
+function postMcp(
+  baseUrl: string,
+  body: string,
+  { path = '/mcp', version = '2025-06-18', headers = {} as Record<string, string> } = {},
+) {
   return fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: {
@@ -50,14 +54,20 @@ function postMcp(baseUrl: string, body: string, { path = '/mcp', version = '2025
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': version,
+      ...headers,
     },
     body,
   });
 }
 
 /** One tools/call over raw HTTP, its arguments the exact text given. */
-async function rawToolCall(server: TestServer, name: string, argumentsText: string): Promise<ToolAnswer> {
-  const response = await postMcp(server.baseUrl, mcpToolCall(name, argumentsText));
+async function rawToolCall(
+  server: TestServer,
+  name: string,
+  argumentsText: string,
+  headers: Record<string, string> = {},
+): Promise<ToolAnswer> {
+  const response = await postMcp(server.baseUrl, mcpToolCall(name, argumentsText), { headers });
   expect(response.status).toBe(200);
   const text = await response.text();
   const json = text.startsWith('{')
@@ -312,6 +322,23 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}')).status).toBe(400);
     expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}')).status).toBe(200);
     for (const path of ['/mcp/', '/MCP']) expect((await post(path, ping)).status, path).toBe(404);
+  });
+
+  it("refuses an Idempotency-Key header (the key is the tool's idempotencyKey argument); reads application/*+json as REST does", async () => {
+    const create = mcpToolCall('createPet', '{"name":"Header","categoryId":1}');
+    const keyed = await postMcp(server.baseUrl, create, {
+      headers: { 'idempotency-key': 'sent-as-a-header' },
+    });
+    expect(keyed.status).toBe(400);
+    expect(await keyed.json()).toMatchObject({
+      code: 'validation_failed',
+      message: expect.stringMatching(/Idempotency-Key header .*"idempotencyKey"/),
+    });
+    const vendor = await rawToolCall(server, 'createPet', '{"name":"Vendor JSON","categoryId":1}', {
+      'content-type': 'application/vnd.petstore+json; charset=utf-8',
+    });
+    expect(vendor.isError).toBeUndefined();
+    expect(vendor.structuredContent).toMatchObject({ name: 'Vendor JSON', categoryId: '1' });
   });
 
   it('serves the protected-resource metadata under a path prefix too', async () => {

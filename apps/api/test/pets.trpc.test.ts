@@ -189,6 +189,24 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
         );
       });
 
+      it("refuses an Idempotency-Key header, which tRPC would ignore: the key is the call's idempotencyKey", async () => {
+        for (const path of ['pets.create', 'pets.create,pets.create?batch=1']) {
+          const body = path.includes('batch')
+            ? '{"0":{"json":{"name":"Rex","categoryId":1}},"1":{"json":{"name":"Rex","categoryId":1}}}'
+            : '{"json":{"name":"Rex","categoryId":1}}';
+          const reply = await rawCall(server.baseUrl, `/trpc/${path}`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${TEST_API_KEY}`,
+              'content-type': 'application/json',
+              'idempotency-key': 'sent-as-a-header',
+            },
+            body,
+          });
+          expectRefusal(reply, 400, 'validation_failed', /Idempotency-Key header .*"idempotencyKey"/);
+        }
+      });
+
       it('refuses invalid UTF-8, __proto__ keys and other media types as REST does', async () => {
         const invalidUtf8 = Buffer.concat([
           Buffer.from('{"json":{"name":"'),

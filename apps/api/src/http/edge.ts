@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { type ErrorCode, READ_AFTER_HEADER } from '@petstore/schema';
+import { type ErrorCode, operations, READ_AFTER_HEADER } from '@petstore/schema';
 import { parseReadPosition } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
@@ -209,6 +209,32 @@ export function queryOf(req: IncomingMessage): QueryParameters {
 export function refuseQuery(req: IncomingMessage): void {
   for (const name in queryOf(req)) {
     throw new AppError('validation_failed', `unknown query parameter ${JSON.stringify(name.slice(0, 100))}`);
+  }
+}
+
+/** Request headers the contract reads into an operation's input on REST (`Idempotency-Key` -> `idempotencyKey`). */
+const INPUT_HEADERS = [
+  ...new Map(
+    operations.flatMap((op) =>
+      Object.entries(op.request.headers ?? {}).map(([name, { field }]) => [
+        name.toLowerCase(),
+        { name, field },
+      ]),
+    ),
+  ).values(),
+];
+
+/**
+ * On a transport whose calls carry every input themselves (tRPC, MCP): a header REST reads into an input field is
+ * refused, never ignored (an `Idempotency-Key` header there would leave a retried create unkeyed: a second pet).
+ */
+export function refuseInputHeaders(req: IncomingMessage, carrier: string): void {
+  for (const { name, field } of INPUT_HEADERS) {
+    if (req.headers[name.toLowerCase()] === undefined) continue;
+    throw new AppError(
+      'validation_failed',
+      `the ${name} header is not read here: send its value as ${JSON.stringify(field)} in ${carrier}`,
+    );
   }
 }
 

@@ -24,7 +24,7 @@ import express from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
-import { refuseQuery } from '../http/edge.js';
+import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
 import { handleError, type InternalErrorSink } from '../http/errors.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
@@ -333,7 +333,10 @@ export function mcpRouter(deps: McpDeps): Router {
       }
       // As on REST, nothing is ignored: the endpoint reads no query parameter.
       refuseQuery(req);
+      refuseInputHeaders(req, "the tool's arguments");
       const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
+      // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
+      if (value !== undefined) req.headers['content-type'] = 'application/json';
       const extra: RequestExtra = { caller, arguments: checkMessage(value) };
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
       // as sent, from `extra`.)

@@ -7,7 +7,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
-import { queryOf } from '../http/edge.js';
+import { queryOf, refuseInputHeaders } from '../http/edge.js';
 import { evaluatePreconditions, preconditionFailed } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { sendError, sendJsonText } from '../http/send.js';
@@ -126,6 +126,7 @@ export function trpcMiddleware(
         res.setHeader('Allow', 'GET, POST');
         throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: GET, POST`);
       }
+      refuseInputHeaders(req, "the call's input");
       if (batch && procedures.length > TRPC_MAX_BATCH_SIZE) {
         throw new AppError(
           'validation_failed',
