@@ -195,6 +195,8 @@ describe('database unreachable', () => {
   });
 });
 
+const OVERSIZED_BATCH_KEY = 'oversized-batch-key-0123456789';
+
 describe('rate limiting (PostgreSQL, two instances sharing one database)', () => {
   let database: TestDatabase;
   const instances: Awaited<ReturnType<typeof listen>>[] = [];
@@ -209,7 +211,7 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
         createApp({
           sql: db.sql,
           logger,
-          apiKeys: [TEST_API_KEY, OTHER_API_KEY, THIRD_API_KEY, FOURTH_API_KEY],
+          apiKeys: [TEST_API_KEY, OTHER_API_KEY, THIRD_API_KEY, FOURTH_API_KEY, OVERSIZED_BATCH_KEY],
           migrations: [],
           rateLimitPerMinute: 4,
         }),
@@ -296,6 +298,21 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
     const admitted = await call(b.baseUrl, batch(2), key);
     expect(admitted.status).toBe(200);
     expect(remaining(admitted)).toBe('0');
+  });
+  it('charges a batch over the 10-call cap nothing: its 400 names its real size, the budget is whole', async () => {
+    const [a, b] = instances as [Awaited<ReturnType<typeof listen>>, Awaited<ReturnType<typeof listen>>];
+    await atStartOfRateWindow();
+    const key = { apiKey: OVERSIZED_BATCH_KEY };
+    for (const calls of [11, 30]) {
+      const input = Object.fromEntries(Array.from({ length: calls }, (_, i) => [i, { json: { limit: 1 } }]));
+      const path = `/trpc/${Array(calls).fill('pets.list').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
+      const refused = await call(a.baseUrl, path, key);
+      expect(refused.status, `${calls} calls`).toBe(400);
+      expect(refused.text, `${calls} calls`).toContain(`this one carries ${calls}`);
+    }
+    const next = await call(b.baseUrl, '/pets', key);
+    expect(next.status).toBe(200);
+    expect(next.headers.get('ratelimit')).toMatch(/;r=3;/);
   });
 });
 

@@ -7,6 +7,7 @@ import { createLogger } from '../src/logger.js';
 import { createAppRouter } from '../src/trpc/router.js';
 import { createCallerFactory } from '../src/trpc/trpc.js';
 import { type Reply, rawCall } from './support/http.js';
+import { rawSend } from './support/raw-send.js';
 import {
   DATABASE_KINDS,
   startTestServer,
@@ -279,9 +280,61 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
           headers: { authorization: `Bearer ${TEST_API_KEY}` },
         });
         expect(reply.status, method).toBe(405);
-        expect(reply.headers.get('allow')).toBe('GET, POST');
+        expect(reply.headers.get('allow')).toBe('GET, HEAD');
         expect(reply.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
         expect((await rawCall(server.baseUrl, '/trpc/pets.list', { method })).status).toBe(401);
+      }
+    });
+
+    it('answers HEAD as the GET it stands for, OPTIONS with Allow, and names the allowed methods in every 405', async () => {
+      const auth = { authorization: `Bearer ${TEST_API_KEY}` };
+      const input = (value: unknown) => `input=${encodeURIComponent(JSON.stringify({ json: value }))}`;
+      // Reads (the fast path, a 404, tRPC's own handler for an unknown procedure): HEAD's status and headers are GET's.
+      for (const target of [
+        `pets.list?${input({ limit: 3 })}`,
+        `pets.get?${input({ petId: '999999' })}`,
+        'nope',
+      ]) {
+        const get = await rawSend(server.baseUrl, `/trpc/${target}`, { headers: auth });
+        const head = await rawSend(server.baseUrl, `/trpc/${target}`, { method: 'HEAD', headers: auth });
+        expect(head.text, target).toBe('');
+        expect(head.status, target).toBe(get.status);
+        for (const name of ['content-type', 'content-length', 'cache-control', 'deprecation']) {
+          expect(head.headers.get(name), `${target} ${name}`).toBe(get.headers.get(name));
+        }
+      }
+      // A subscription's HEAD: the stream's headers, then the answer ends (no stream left open behind it).
+      const events = await rawSend(server.baseUrl, `/trpc/pets.events?${input({})}`, {
+        method: 'HEAD',
+        headers: auth,
+      });
+      expect(events.status).toBe(200);
+      expect(events.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      // The methods each procedure takes: in OPTIONS, and in every 405 (RFC 9110 section 15.5.6).
+      const allowed: [string, string, string][] = [
+        ['pets.list', 'GET, HEAD', 'POST'],
+        ['pets.create', 'POST', 'GET'],
+        ['pets.list,pets.create?batch=1', '', 'POST'],
+      ];
+      for (const [target, allow, wrong] of allowed) {
+        const options = await rawSend(server.baseUrl, `/trpc/${target}`, {
+          method: 'OPTIONS',
+          headers: auth,
+        });
+        expect({ status: options.status, allow: options.headers.get('allow') }, target).toEqual({
+          status: 204,
+          allow,
+        });
+        for (const method of [wrong, 'PUT']) {
+          const refused = await rawSend(server.baseUrl, `/trpc/${target}`, { method, headers: auth });
+          expect(
+            { status: refused.status, allow: refused.headers.get('allow') },
+            `${method} ${target}`,
+          ).toEqual({
+            status: 405,
+            allow,
+          });
+        }
       }
     });
 

@@ -84,6 +84,8 @@ export interface FastCall {
   /** The input JSON text (a POST's body, a GET's `input` parameter), if any. */
   inputText: string | undefined;
   ctx: TrpcContext;
+  /** GET (a HEAD comes as the GET it stands for) or POST. */
+  method: string;
 }
 
 type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
@@ -106,7 +108,7 @@ export function createTrpcFastPath(
   return async (req: IncomingMessage, res: ServerResponse, call: FastCall): Promise<boolean> => {
     // Streamed answers are tRPC's; any other `trpc-accept` value means plain JSON to it.
     if (trpcAccept(req) === 'application/jsonl') return false;
-    const type = req.method === 'GET' ? 'query' : 'mutation';
+    const type = call.method === 'GET' ? 'query' : 'mutation';
     const called = call.paths.map((path) => procedures.get(path));
     if (called.some((procedure) => procedure?.type !== type)) return false;
 

@@ -8,6 +8,7 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { queryOf, refuseInputHeaders } from '../http/edge.js';
+import { answerOtherMethod } from '../http/errors.js';
 import { evaluatePreconditions, preconditionFailed } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { sendError, sendJsonText } from '../http/send.js';
@@ -99,6 +100,8 @@ export function trpcMiddleware(
     if (req.baseUrl !== TRPC_MOUNT_PATH || target.lastIndexOf('/') !== 0) return next();
     let path = target.slice(1);
     let batch = false;
+    // HEAD is the GET it stands for (RFC 9110 section 9.3.2): the same answer, whose body Node leaves out.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
     try {
       // A path or query that cannot be read is refused only after the key check, as on REST (401 before 400).
       let unreadable: unknown;
@@ -118,14 +121,15 @@ export function trpcMiddleware(
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         response: res,
-        cost: batch ? Math.min(procedures.length, TRPC_MAX_BATCH_SIZE) : 1,
+        // A batch over the cap runs nothing (its 400 below): it costs nothing.
+        cost: !batch ? 1 : procedures.length > TRPC_MAX_BATCH_SIZE ? 0 : procedures.length,
       });
       if (unreadable !== undefined) throw unreadable;
-      if (req.method === 'GET') compressAnswer?.(req, res);
-      if (req.method !== 'GET' && req.method !== 'POST') {
-        res.setHeader('Allow', 'GET, POST');
-        throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: GET, POST`);
-      }
+      if (method === 'GET') compressAnswer?.(req, res);
+      // The methods the named procedures take: a query or subscription GET (and HEAD), a mutation POST.
+      const typeOf = (name: string) => procedureTable.get(name)?._def.type;
+      const allow = allowedMethods(procedures.map(typeOf));
+      if (method !== 'GET' && method !== 'POST') return answerOtherMethod(req, res, allow);
       refuseInputHeaders(req, "the call's input");
       if (batch && procedures.length > TRPC_MAX_BATCH_SIZE) {
         throw new AppError(
@@ -142,11 +146,10 @@ export function trpcMiddleware(
       }
       // A call sent with the other method, also inside a batch (tRPC: a bare "could not be read" as text/plain): one
       // 405 naming the call, in tRPC's error shape. A subscription is a GET of its own, never in a batch.
-      const kind = req.method === 'GET' ? 'query' : 'mutation';
-      const typeOf = (name: string) => procedureTable.get(name)?._def.type;
+      const kind = method === 'GET' ? 'query' : 'mutation';
       const misplaced = procedures.find((name) => {
         const type = typeOf(name);
-        if (type === 'subscription') return req.method !== 'GET' || batch;
+        if (type === 'subscription') return method !== 'GET' || batch;
         return type !== undefined && type !== kind;
       });
       if (misplaced !== undefined) {
@@ -156,7 +159,7 @@ export function trpcMiddleware(
           type === 'subscription'
             ? `${misplaced} is a subscription: open it alone with GET (httpSubscriptionLink)`
             : `${misplaced} is a ${type}: send it with ${type === 'query' ? 'GET' : 'POST'}${hint}`;
-        sendTrpcError(res, new AppError('method_not_allowed', message), path);
+        sendTrpcError(res, new AppError('method_not_allowed', message, { Allow: allow }), path);
         return;
       }
       // tRPC reads `batch` and, on a GET, `input`; anything else in the query would be ignored, and a POST's
@@ -166,7 +169,7 @@ export function trpcMiddleware(
         throw new AppError('validation_failed', 'batch must be 1 (a batch) or absent (one call)');
       }
       for (const name in parameters) {
-        if (name === 'batch' || (name === 'input' && req.method === 'GET')) continue;
+        if (name === 'batch' || (name === 'input' && method === 'GET')) continue;
         throw new AppError(
           'validation_failed',
           name === 'input'
@@ -179,7 +182,7 @@ export function trpcMiddleware(
       if (evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
       let inputText: string | undefined;
       let exactQueryInput: string | undefined;
-      if (req.method === 'POST') {
+      if (method === 'POST') {
         const body = await readJsonBody(req, res);
         inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;
         (req as IncomingMessage & { body?: unknown }).body = inputText;
@@ -195,13 +198,25 @@ export function trpcMiddleware(
         }
       }
       const ctx = { caller, onInternalError };
-      if (useFastPath && (await fastPath(req, res, { paths: procedures, batch, inputText, ctx }))) return;
+      if (useFastPath && (await fastPath(req, res, { paths: procedures, batch, inputText, ctx, method })))
+        return;
       // tRPC's own handler reads the input from the URL again (the query holds only `batch` and `input` by now),
       // and the caller from its context.
       if (exactQueryInput !== undefined) {
         req.url = `${target}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(exactQueryInput)}`;
       }
       callers.set(req, caller);
+      if (req.method === 'HEAD') {
+        // tRPC answers HEAD with a bare 204 (a warm-up): it is shown the GET, whose first byte of body ends the
+        // answer (a subscription would otherwise stream into a body Node leaves out, holding the connection).
+        const asGet: Request = Object.create(req, { method: { value: 'GET' } });
+        callers.set(asGet, caller);
+        res.write = (() => {
+          res.end();
+          return true;
+        }) as Response['write'];
+        return handler(asGet, res, next);
+      }
     } catch (error) {
       // A method tRPC does not speak at all is answered as any other path would answer it.
       if (error instanceof AppError && error.code === 'method_not_allowed') sendError(res, error);
@@ -210,9 +225,16 @@ export function trpcMiddleware(
     }
     // A streamed answer writes its headers before its calls settle: a mutation's would go out without what its
     // write adds (Petstore-Read-After), so it is held until it ends; queries still stream.
-    if (req.method === 'POST' && trpcAccept(req) === 'application/jsonl') holdUntilEnd(res);
+    if (method === 'POST' && trpcAccept(req) === 'application/jsonl') holdUntilEnd(res);
     return handler(req, res, next);
   };
+}
+
+/** `Allow` for procedures of these types (undefined: no such procedure, which any method reaches as a 404). */
+function allowedMethods(types: readonly (string | undefined)[]): string {
+  const takes = (method: 'GET' | 'POST') =>
+    types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
+  return [...(takes('GET') ? ['GET', 'HEAD'] : []), ...(takes('POST') ? ['POST'] : [])].join(', ');
 }
 
 /** Keeps a response's bytes, and so its headers, until it ends; then writes them at once. */
