@@ -233,8 +233,24 @@ describe('the tRPC fast path, fuzzed against tRPC itself', () => {
       await fc.assert(
         fc.asyncProperty(reads, async (g) => {
           const { method, path, headers, body } = request(g);
-          const ours = view(await rawSend(fast.baseUrl, path, { method, headers, body, agent: fastAgent }));
-          const theirs = view(await rawSend(bare.baseUrl, path, { method, headers, body, agent: bareAgent }));
+          // tRPC alone answers HEAD with a bare 204 (a warm-up); ours is the GET it stands for, without its body:
+          // held to our GET here, which is then held to tRPC's GET.
+          const head = method === 'HEAD';
+          const asSent = head ? 'GET' : method;
+          const ours = view(
+            await rawSend(fast.baseUrl, path, { method: asSent, headers, body, agent: fastAgent }),
+          );
+          if (head) {
+            const reply = await rawSend(fast.baseUrl, path, { method, headers, agent: fastAgent });
+            expect(reply.text, `HEAD ${path}`).toBe('');
+            expect({ status: reply.status, headers: view(reply).headers }, `HEAD ${path}`).toEqual({
+              status: ours.status,
+              headers: ours.headers,
+            });
+          }
+          const theirs = view(
+            await rawSend(bare.baseUrl, path, { method: asSent, headers, body, agent: bareAgent }),
+          );
           sent++;
           const what = `${method} ${path} ${JSON.stringify(headers)} ${body ?? ''}`;
           const ok = (status: number) => status >= 200 && status < 300;
@@ -243,8 +259,7 @@ describe('the tRPC fast path, fuzzed against tRPC itself', () => {
               status: theirs.status,
               body: theirs.body,
             });
-          } else if (ok(theirs.status) && method !== 'HEAD') {
-            // (tRPC answers HEAD 204 for warm-ups; ours is the 405 of any other method, without a body to read.)
+          } else if (ok(theirs.status)) {
             const code = errorCode(typeof ours.body === 'string' ? ours.body : '');
             expect(
               STRICTER.has(code ?? ''),
