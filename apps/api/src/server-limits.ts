@@ -106,23 +106,44 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
   ],
 };
 
+/**
+ * A request line Node's parser refused for its method alone: a method token (RFC 9110 section 9.1, case-sensitive)
+ * it does not know, then a target and the version. A method is 501 (section 15.6.2), anything else malformed.
+ */
+const UNKNOWN_METHOD = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [\x21-\x7e]+ HTTP\/1\.[01]\r?\n/;
+
 /** What a socket Node's parser gave up on carries, as far as this handler needs it: the response in flight. */
 type ClientSocket = Duplex & { _httpMessage?: ServerResponse | null };
 
 /** Sockets already being answered: a failed parser may report the same connection more than once. */
 const answering = new WeakSet<Duplex>();
 
-function answerClientError(err: Error & { code?: string }, socket: ClientSocket): void {
+type ParserError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
+
+/** The line the parser stopped in: the chunk may hold earlier requests, answered already. */
+function failedLine({ rawPacket, bytesParsed = 0 }: ParserError): string {
+  if (rawPacket === undefined) return '';
+  const start = rawPacket.lastIndexOf(0x0a, Math.max(0, bytesParsed - 1)) + 1;
+  return rawPacket.subarray(start).toString('latin1');
+}
+
+function answerClientError(err: ParserError, socket: ClientSocket): void {
   if (answering.has(socket)) return;
   answering.add(socket);
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const [code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
-    'malformed_request',
-    'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
-  ];
+  const [code, message] =
+    err.code === 'HPE_INVALID_METHOD' && UNKNOWN_METHOD.test(failedLine(err))
+      ? ([
+          'not_implemented',
+          `The method is not implemented here; the API serves ${SERVER_METHODS}.`,
+        ] as const)
+      : (CLIENT_ERRORS[err.code ?? ''] ?? [
+          'malformed_request',
+          'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
+        ]);
   const answer = () => endWith(socket, new AppError(code, message));
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) answer();

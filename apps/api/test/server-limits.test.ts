@@ -177,7 +177,10 @@ function parseRaw(text: string): { status: number; headers: Map<string, string>;
 
 describe('requests Node refuses before the app sees them', () => {
   const cases: [string, string, number, string][] = [
-    ['an unknown method', 'FETCH /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+    // RFC 9110 section 9.1: a method the server does not know is 501; method names are case-sensitive tokens.
+    ['an unknown method', 'FETCH /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', 501, 'not_implemented'],
+    ['a method in lower case', 'get /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', 501, 'not_implemented'],
+    ['a method that is no token', 'G@T /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
     [
       'a header name with a space',
       'GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n',
@@ -244,7 +247,10 @@ describe('requests Node refuses before the app sees them', () => {
   it('does not write a second answer on a connection whose response has started', async () => {
     // A valid request answered in full, then garbage on the same kept-alive connection: exactly one 200,
     // then one 400 Error, never a response spliced into another.
-    const answer = await exchangeRaw(`${GET_PETS}FETCH / HTTP/1.1\r\n\r\n`);
+    const answer = await exchangeRaw(`${GET_PETS}hello\r\n\r\n`);
     expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 400 ']);
+    // An unknown method behind it is judged on its own line, not on the request before it in the same packet.
+    const unknown = await exchangeRaw(`${GET_PETS}FETCH / HTTP/1.1\r\n\r\n`);
+    expect(unknown.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 501 ']);
   });
 });

@@ -25,7 +25,8 @@ type GetPetCode =
   | 'expectation_failed'
   | 'headers_too_large'
   | 'precondition_failed'
-  | 'request_timeout';
+  | 'request_timeout'
+  | 'not_implemented';
 
 describe('operationErrorOf(failure, operation)', () => {
   it('reads the body of either client when the operation declares its code', () => {

@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 export const ERROR_CODES = {
   validation_failed: 400,
   malformed_json: 400,
-  /** Not valid HTTP/1.1 (an unknown method, a bad header, conflicting lengths): answered before any route. */
+  /** Not valid HTTP/1.1 (a bad request line or header, conflicting lengths): answered before any route. */
   malformed_request: 400,
   invalid_idempotency_key: 400,
   unauthorized: 401,
@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   /** The request line and headers together exceed the server's limit. */
   headers_too_large: 431,
   internal_error: 500,
+  /** A request method the server does not implement (RFC 9110 section 15.6.2): answered before any route. */
+  not_implemented: 501,
   service_unavailable: 503,
 } as const satisfies Record<string, number>;
 

@@ -609,7 +609,8 @@ before anything else, so a request without a valid key is \`401\` whatever else 
 - **Errors:** every error, 4xx and 5xx, has the \`Error\` body with \`status\` equal to the HTTP status. Known
   codes: ${errorCodeList}. Codes are stable; new ones may be added.
 - **Other methods and paths:** an unsupported method on an operation's path is \`405 method_not_allowed\` with
-  \`Allow\`; \`OPTIONS\` answers \`204\` with \`Allow\`; an unknown path is \`404 route_not_found\`.
+  \`Allow\`; a method the API does not implement at all (\`FOO\`) is \`501 not_implemented\`; \`OPTIONS\` answers
+  \`204\` with \`Allow\`; an unknown path is \`404 route_not_found\`.
   \`GET /store/orders\`, named by the interface without a definition, is not implemented.
 - **getPet** is deprecated and removed on ${longDate(sunset)}: every one of its responses carries \`Deprecation\`, \`Sunset\` and \`Link\` headers. Use \`GET /pets?status=...\` instead.
 `;

@@ -23,7 +23,8 @@ type SharedCode =
   | 'expectation_failed'
   | 'headers_too_large'
   | 'precondition_failed'
-  | 'request_timeout';
+  | 'request_timeout'
+  | 'not_implemented';
 
 describe('OperationErrorCode', () => {
   it("is the operation's own codes and the shared ones", () => {
