@@ -141,6 +141,13 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
     );
   }
   const coding = headers['transfer-encoding'];
+  // RFC 9112 section 6.1: HTTP/1.0 has no transfer codings, so its framing is faulty (a proxy may read the body
+  // by Content-Length, or as the rest of the connection, and see another request behind it).
+  if (coding !== undefined && req.httpVersionMinor === 0) {
+    return malformed(
+      'An HTTP/1.0 request cannot carry Transfer-Encoding; send the body with Content-Length, or use HTTP/1.1.',
+    );
+  }
   if (coding !== undefined && !/^[ \t]*chunked[ \t]*$/i.test(coding)) {
     return refusal(
       'unsupported_media_type',
