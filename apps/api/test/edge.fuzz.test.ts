@@ -330,6 +330,20 @@ const refusedMutations: [string, Mutation][] = [
         ),
   ],
   [
+    'HTTP/1.0 with Transfer-Encoding (RFC 9112 section 6.1: faulty framing)',
+    (wire) =>
+      fc.constantFrom('chunked', 'Chunked').map((coding) =>
+        withHeaders(
+          {
+            ...wire,
+            version: 'HTTP/1.0',
+            body: `${(wire.body ?? '').length.toString(16)}\r\n${wire.body ?? ''}\r\n0\r\n\r\n`,
+          },
+          [...pickHeaders(wire, 'content-length'), ['Transfer-Encoding', coding]],
+        ),
+      ),
+  ],
+  [
     'a target that is neither origin-form nor an absolute http(s) URL',
     (wire) =>
       fc

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../../../tooling/vitest.shared.js';
-import { type RawRequest, type RawResponse, sendRaw } from './reliability/raw-http.js';
+import { parseResponse, type RawRequest, type RawResponse, sendRaw } from './reliability/raw-http.js';
 import { type EdgeServer, startEdgeServer } from './support/edge-server.js';
 import { TEST_API_KEY } from './support/test-server.js';
 
@@ -225,6 +225,31 @@ describe('an ambiguous message is refused with 400, never resolved by a guess', 
 
   it('HTTP/1.1 without Host is 400 with an Error body', async () => {
     expectError(await send('GET', '/v1/pets', [auth]), 400, 'malformed_request', /Host/);
+  });
+
+  it('HTTP/1.0 with Transfer-Encoding is refused and the connection closed: nothing behind it is read (RFC 9112 6.1)', async () => {
+    const body = '{"name":"http10 chunked","categoryId":1}';
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => {});
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      `POST /v1/pets HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+        'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n' +
+        `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n` +
+        'GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n',
+    );
+    await closed;
+    const received = Buffer.concat(chunks);
+    expect(
+      received.toString('latin1').match(/HTTP\/1\.[01] \d{3} /g),
+      'one answer: nothing behind it',
+    ).toHaveLength(1);
+    const response = parseResponse(received, 'POST') as RawResponse;
+    expectError(response, 400, 'malformed_request', /HTTP\/1\.0/);
+    expect(response.headers.get('connection')).toEqual(['close']);
+    expect(names(await send('GET', '/v1/pets?limit=100', [host, auth]))).not.toContain('http10 chunked');
   });
 });
 

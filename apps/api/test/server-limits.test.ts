@@ -1,7 +1,8 @@
 // Slow and greedy clients against the real app on a server made by createHttpServer, with small limits so
 // that each case takes a few seconds. Durations are checked against the limit the server must not wait for
 // instead (a longer limit, Node's defaults), with margins scaled by PETSTORE_TEST_TIME_SCALE: never tighter.
-import type { Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { Server, ServerResponse } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../../../tooling/vitest.shared.js';
@@ -252,5 +253,122 @@ describe('requests Node refuses before the app sees them', () => {
     // An unknown method behind it is judged on its own line, not on the request before it in the same packet.
     const unknown = await exchangeRaw(`${GET_PETS}FETCH / HTTP/1.1\r\n\r\n`);
     expect(unknown.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 501 ']);
+  });
+});
+
+describe('a client that pipelines requests and never reads the answers', () => {
+  let pipelined: { server: Server; port: number; database: Database };
+  /** Every request the handler was given, in order, with its connection. */
+  const dispatched: { method: string; res: ServerResponse; socket: Socket }[] = [];
+  /** Requests handed over while an earlier answer on their connection was unfinished (the rule: none). */
+  let outOfTurn = 0;
+  /** The most bytes answers on one connection held in user space at once (sampled as each answer finishes). */
+  let mostHeld = 0;
+  const heldBytes = (socket: Socket) =>
+    dispatched.reduce(
+      (sum, each) =>
+        sum + (each.socket === socket && !each.res.writableFinished ? each.res.writableLength : 0),
+      0,
+    );
+
+  beforeAll(async () => {
+    const { database, app } = await openMemoryApp();
+    const server = createHttpServer(
+      (req, res) => {
+        const socket = req.socket as Socket;
+        const before = dispatched.findLast((each) => each.socket === socket);
+        if (before !== undefined && !before.res.writableFinished) outOfTurn++;
+        dispatched.push({ method: req.method ?? '', res, socket });
+        res.once('finish', () => {
+          mostHeld = Math.max(mostHeld, heldBytes(socket));
+        });
+        app(req, res);
+      },
+      // Limits no step of this test comes near: what is checked is how much is run and held, not when.
+      { ...LIMITS, requestTimeoutMs: scaled(120_000), headersTimeoutMs: scaled(60_000) },
+      { request: app.request, response: app.response },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    pipelined = { server, port: (server.address() as AddressInfo).port, database };
+  });
+  afterAll(async () => {
+    pipelined?.server.closeAllConnections();
+    await new Promise((resolve) => pipelined?.server.close(resolve));
+    await pipelined?.database.close();
+  });
+
+  it('runs no more requests than the OS buffers hold answers for, holds one answer, and answers all in order once read', async () => {
+    const documentBytes = Buffer.byteLength(
+      await (await fetch(`http://127.0.0.1:${pipelined.port}/v1/openapi.json`)).text(),
+    );
+    // The most a connection's OS buffers can take: the receiver's and the sender's caps (Linux autotuning).
+    const osBytes = ['tcp_rmem', 'tcp_wmem']
+      .map((name) => Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[2]))
+      .reduce((sum, bytes) => sum + bytes, 0);
+    // Enough OpenAPI documents that their answers cannot all fit there, then creates that must wait for them.
+    const documents = Math.ceil(osBytes / documentBytes) + 2;
+    const creates = 200;
+    dispatched.length = 0;
+    const client = connect(pipelined.port, '127.0.0.1');
+    client.on('error', () => {});
+    await new Promise((resolve) => client.once('connect', resolve));
+    client.pause(); // nothing is read until the end
+    client.write(
+      'GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(documents) +
+        Array.from({ length: creates }, (_, i) => {
+          const body = `{"name":"pipelined ${i}","categoryId":1}`;
+          return (
+            `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+          );
+        }).join(''),
+    );
+    // The server is stuck once its last answer is written but cannot be handed to the OS: nothing more can run.
+    await until(() => {
+      const last = dispatched.at(-1)?.res;
+      return last?.writableEnded === true && !last.writableFinished;
+    }, 'an answer the OS cannot take');
+    const socket = dispatched[0]?.socket as Socket;
+    const held = heldBytes(socket);
+    mostHeld = Math.max(mostHeld, held);
+    expect(outOfTurn, 'requests handed over before the answer ahead of them finished').toBe(0);
+    expect(dispatched.length, 'requests run').toBeLessThanOrEqual(1 + Math.floor(osBytes / documentBytes));
+    expect(dispatched.filter((each) => each.method === 'POST')).toEqual([]);
+    const [{ stored }] = (await pipelined.database.sql.rows(
+      `SELECT count(*)::int AS stored FROM pets WHERE name LIKE 'pipelined %'`,
+    )) as [{ stored: number }];
+    expect(stored, 'creates run while no answer was read').toBe(0);
+    expect(mostHeld, 'answer bytes held in user space').toBeLessThanOrEqual(
+      documentBytes + 1_024 + socket.writableHighWaterMark,
+    );
+    expect(socket.writableLength).toBeLessThanOrEqual(documentBytes + 1_024 + socket.writableHighWaterMark);
+
+    // Now read: every request is answered, in the order sent.
+    const answers: { status: number; body: string }[] = [];
+    let pending = Buffer.alloc(0);
+    const done = new Promise<void>((resolve) => {
+      client.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        for (;;) {
+          const headEnd = pending.indexOf('\r\n\r\n');
+          if (headEnd < 0) break;
+          const head = pending.subarray(0, headEnd).toString('latin1');
+          const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
+          if (pending.length < headEnd + 4 + length) break;
+          const body = pending.subarray(headEnd + 4, headEnd + 4 + length);
+          answers.push({ status: Number(head.slice(9, 12)), body: body.toString('utf8') });
+          pending = pending.subarray(headEnd + 4 + length);
+        }
+        if (answers.length === documents + creates) resolve();
+      });
+    });
+    client.resume();
+    await done;
+    client.destroy();
+    expect(answers.slice(0, documents).map((each) => each.status)).toEqual(Array(documents).fill(200));
+    expect(answers.slice(documents).map((each) => [each.status, JSON.parse(each.body).name])).toEqual(
+      Array.from({ length: creates }, (_, i) => [201, `pipelined ${i}`]),
+    );
+    expect(outOfTurn).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { type ErrorCode, operations, READ_AFTER_HEADER } from '@petstore/schema';
 import { parseReadPosition } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
@@ -65,11 +66,43 @@ function toOriginForm(req: IncomingMessage): string | undefined {
   return absolute[1];
 }
 
-/** A request listener that puts every target in origin-form (toOriginForm) before `handler` routes it. */
+/**
+ * A request listener that puts every target in origin-form (toOriginForm) before `handler` routes it, and gives
+ * `handler` each connection's requests one at a time (inTurn).
+ */
 export function edgeListener(handler: RequestListener): RequestListener {
-  return (req, res) => {
+  return inTurn((req, res) => {
     toOriginForm(req);
     handler(req, res);
+  });
+}
+
+/** How many requests of a connection wait for their turn (inTurn); absent until one has waited. */
+const WAITING = Symbol('petstore.waiting');
+type Connection = Socket & { [WAITING]?: number };
+
+/**
+ * Hands `handler` a request only once every earlier answer on its connection has finished (been handed to the OS),
+ * and stops reading the connection while requests wait, so a client that pipelines and never reads gets what the
+ * OS buffers hold and no more work done or answers kept for it. Node pauses a connection only when answers are
+ * already queued as it parses a request, and an async handler has queued none yet: every pipelined request ran.
+ */
+function inTurn(handler: RequestListener): RequestListener {
+  return (req, res) => {
+    // Node gives a response its socket once the answers before it have finished, and queues it until then.
+    if (res.socket !== null) return handler(req, res);
+    const socket = req.socket as Connection;
+    // Node resumes reading on its own (on 'drain', when a body is read): undone while requests wait, as Node's own
+    // onSocketResume undoes a resume while it has paused the connection.
+    if (socket[WAITING] === undefined) socket.on('resume', () => socket[WAITING] && socket.pause());
+    socket[WAITING] = (socket[WAITING] ?? 0) + 1;
+    socket.pause();
+    res.once('socket', () => {
+      socket[WAITING] = (socket[WAITING] as number) - 1;
+      if (socket[WAITING] === 0) socket.resume();
+      // After Node's assignSocket has flushed: an answer ended at once would otherwise be finished twice.
+      process.nextTick(handler, req, res);
+    });
   };
 }
 
@@ -141,6 +174,13 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
     );
   }
   const coding = headers['transfer-encoding'];
+  // RFC 9112 section 6.1: HTTP/1.0 has no transfer codings, so its framing is faulty (a proxy may read the body
+  // by Content-Length, or as the rest of the connection, and see another request behind it).
+  if (coding !== undefined && req.httpVersionMinor === 0) {
+    return malformed(
+      'An HTTP/1.0 request cannot carry Transfer-Encoding; send the body with Content-Length, or use HTTP/1.1.',
+    );
+  }
   if (coding !== undefined && !/^[ \t]*chunked[ \t]*$/i.test(coding)) {
     return refusal(
       'unsupported_media_type',

@@ -3,7 +3,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { AppError, internalError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { guardServer } from '../server-limits.js';
-import { checkMessage, refuse, refuseQuery } from './edge.js';
+import { checkMessage, edgeListener, refuse, refuseQuery } from './edge.js';
 import { answerOtherMethod } from './errors.js';
 import { sendError } from './send.js';
 
@@ -13,7 +13,7 @@ import { sendError } from './send.js';
  * The API's edge applies here too: every answer is an Error body, every rule the same.
  */
 export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
-  const listener: RequestListener = (req, res) => {
+  const listener: RequestListener = edgeListener((req, res) => {
     const refused = checkMessage(req);
     if (refused !== undefined) return refuse(res, refused);
     const path = (req.url ?? '').split('?', 1)[0];
@@ -35,7 +35,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       },
       () => sendError(res, internalError()),
     );
-  };
+  });
   const server = createServer({ requireHostHeader: false }, listener);
   guardServer(server, listener);
   server.listen(port, host);
