@@ -122,6 +122,17 @@ describe('the per-key rate limiter', () => {
     expect(calls.charge).toBe(4);
   });
 
+  // A tRPC batch of 11 or 30 calls was told "makes 10 calls": the transport passed min(calls, 10). The limiter's own
+  // part: its messages name the cost it is given.
+  it('names the cost it was given in its refusals, whatever that cost', async () => {
+    const limit = createRateLimiter(fakeStore().store, { limit: 5, now: () => 0 });
+    for (const cost of [11, 30]) {
+      await expect(limit(CALLER, cost)).rejects.toThrow(`this request makes ${cost} calls, more than the 5`);
+    }
+    await limit(CALLER, 3);
+    await expect(limit(CALLER, 4)).rejects.toThrow('this request costs 4, 2 left');
+  });
+
   it('sweeps old windows off the request path: a hung sweep delays no request', async () => {
     const { store, calls } = fakeStore(() => new Promise(() => {}));
     const limit = createRateLimiter(store, { limit: 5, now: () => 120_000 });
