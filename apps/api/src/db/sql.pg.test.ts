@@ -182,6 +182,7 @@ const command = fc.oneof(
     subject: fc.oneof(fc.constantFrom('k:1', 'ip:127.0.0.1'), fc.string({ unit: 'binary', maxLength: 30 })),
     window: fc.constantFrom(0, 60_000, 1_700_000_000_000),
     cost: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    limit: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
   }),
   fc.record({
     kind: fc.constant('lookup' as const),
@@ -254,7 +255,8 @@ const EVERY_STATEMENT: Command[] = [
   { kind: 'get', petId: 1n },
   { kind: 'page', limit: 20, status: undefined, after: undefined },
   { kind: 'page', limit: 20, status: 'available', after: 1n },
-  { kind: 'charge', subject: 'k:1', window: 60_000, cost: 1 },
+  { kind: 'charge', subject: 'k:1', window: 60_000, cost: 1, limit: 5 },
+  { kind: 'charge', subject: 'k:1', window: 60_000, cost: 5, limit: 5 },
   { kind: 'sweep', before: 1_700_000_000_000 },
   { kind: 'lookup', keyHash: ISSUED[0] as Buffer },
   { kind: 'migrations' },
@@ -341,7 +343,7 @@ describe('the hot statements straight on pg answer what the driver adapter answe
                   : encodePetCursor({ after: each.after, status: each.status }),
             });
           case 'charge':
-            return limits.charge(each.subject, new Date(each.window), each.cost);
+            return limits.charge(each.subject, new Date(each.window), each.cost, each.limit);
           case 'lookup':
             return lookup(each.keyHash);
           case 'sweep':
@@ -558,7 +560,7 @@ describe('failures straight on pg get the verdict they get through the adapter',
  * Call sites of `.rows(` that send a statement of their own (the wrappers pass theirs on): in src, and in
  * @petstore/migrations, whose start-up check and readiness query run on the `Sql` the api hands it.
  */
-const HOT_STATEMENTS = 18;
+const HOT_STATEMENTS = 19;
 
 it('no hot statement is left out: src and @petstore/migrations have as many `.rows(` call sites as the commands above send', async () => {
   const migrations = join(

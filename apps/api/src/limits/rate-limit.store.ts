@@ -1,19 +1,34 @@
 import { type RateLimitRecord, type Sql, statement } from '../db/sql.js';
 
+/** What a charge did: admitted (the count includes it) or refused (nothing charged); the count either way. */
+export interface Charge {
+  admitted: boolean;
+  count: number;
+}
+
 /** Per-key request counts per window, in the database so that every instance on it shares them. */
 export interface RateLimitStore {
-  /** Adds `cost` (negative: gives it back) to the subject's count in the window; returns the new count. */
-  charge(subject: string, windowStart: Date, cost: number): Promise<number>;
+  /**
+   * Adds `cost` to the subject's count in the window if the sum stays within `limit`, in one statement: nothing is
+   * ever added and given back, so no other instance can see a count that was not admitted.
+   */
+  charge(subject: string, windowStart: Date, cost: number, limit: number): Promise<Charge>;
   /** Forgets windows that started before `before`. */
   sweep(before: Date): Promise<void>;
 }
 
-// On every request that may fit when a limit is set, and to give back what refused ones were charged: a hot
-// statement (db/sql.ts), prepared once per connection.
-const CHARGE =
-  statement<RateLimitRecord>(`INSERT INTO rate_limit_windows (subject, window_start, count) VALUES ($1, $2::timestamptz, $3)
-  ON CONFLICT (subject, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
+// On every request that may fit when a limit is set: a hot statement (db/sql.ts), prepared once per connection.
+// No row comes back when the count would pass the limit; the row is then left as it was.
+const CHARGE = statement<RateLimitRecord>(`INSERT INTO rate_limit_windows AS w (subject, window_start, count)
+  SELECT $1, $2::timestamptz, $3::int WHERE $3::int <= $4::int
+  ON CONFLICT (subject, window_start) DO UPDATE SET count = w.count + EXCLUDED.count WHERE w.count + EXCLUDED.count <= $4::int
   RETURNING count`);
+
+// After a refusal only: what is left, for the 429's `RateLimit` (counts only grow within a window, so the refused
+// cost does not fit in what this reads either).
+const COUNT = statement<RateLimitRecord>(
+  'SELECT count FROM rate_limit_windows WHERE subject = $1 AND window_start = $2::timestamptz',
+);
 
 // Once a minute, off the request path. A hot statement too rather than the Prisma client's deleteMany: that
 // client's first query would load its WebAssembly query compiler, about 24 MB of resident memory that the server
@@ -22,13 +37,19 @@ const SWEEP = 'DELETE FROM rate_limit_windows WHERE window_start < $1::timestamp
 
 export function createRateLimitStore(sql: Sql): RateLimitStore {
   return {
-    async charge(subject, windowStart, cost) {
-      const [row] = await sql.rows(CHARGE, [
+    async charge(subject, windowStart, cost, limit) {
+      const window = [
         { value: subject, type: 'string' },
         { value: windowStart.toISOString(), type: 'string' },
+      ] as const;
+      const [charged] = await sql.rows(CHARGE, [
+        ...window,
         { value: cost, type: 'int' },
+        { value: limit, type: 'int' },
       ]);
-      return row === undefined ? cost : row.count;
+      if (charged !== undefined) return { admitted: true, count: charged.count };
+      const [row] = await sql.rows(COUNT, window);
+      return { admitted: false, count: row?.count ?? 0 };
     },
     async sweep(before) {
       await sql.rows(SWEEP, [{ value: before.toISOString(), type: 'string' }]);

@@ -7,23 +7,26 @@ import { createAccessGuard, createKeyVerifier } from '../http/auth.js';
 import type { RateLimitStore } from './rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter, rateLimitHeaders } from './rate-limiter.js';
 
-/** A store that counts like the database does and records what it was asked. */
+/** A store that counts like the database does (adding only what fits) and records what it was asked. */
 function fakeStore(sweep: () => Promise<void> = async () => {}) {
   const counts = new Map<string, number>();
   const calls = { charge: 0, sweep: 0 };
+  const countOf = (subject: string, windowStart: Date) =>
+    counts.get(`${subject}@${windowStart.getTime()}`) ?? 0;
   const store: RateLimitStore = {
-    async charge(subject, windowStart, cost) {
+    async charge(subject, windowStart, cost, limit) {
       calls.charge += 1;
-      const key = `${subject}@${windowStart.getTime()}`;
-      counts.set(key, (counts.get(key) ?? 0) + cost);
-      return counts.get(key) as number;
+      const count = countOf(subject, windowStart);
+      if (count + cost > limit) return { admitted: false, count };
+      counts.set(`${subject}@${windowStart.getTime()}`, count + cost);
+      return { admitted: true, count: count + cost };
     },
     sweep() {
       calls.sweep += 1;
       return sweep();
     },
   };
-  return { store, calls };
+  return { store, calls, countOf };
 }
 
 /** A caller identity as the key verifier derives them (keys/api-key-digest.ts). */
@@ -78,14 +81,14 @@ describe('the per-key rate limiter', () => {
   });
 
   it('admits a waiting request that fits after a refused one in the same shared write', async () => {
-    const { store, calls } = fakeStore();
+    const { store, calls, countOf } = fakeStore();
     const limit = createRateLimiter(store, { limit: 5, now: () => 0 });
-    // The first charge is in flight while the next three wait for one shared write: 1 + (5 refused) + 4.
+    // The first charge is in flight while the next two wait for one shared write: 1 + (5 refused) + 4.
     const statuses = await Promise.all([1, 5, 4].map((cost) => statusOf(limit(CALLER, cost))));
     expect(statuses).toEqual([200, 429, 200]);
-    // Counted: the admitted calls only (adding 0 reads the count).
-    expect(await store.charge(CALLER, new Date(0), 0)).toBe(5);
-    expect(calls.charge).toBeLessThanOrEqual(4);
+    // Counted: the admitted calls only, charged as they fit: nothing is added and then given back.
+    expect(countOf(CALLER, new Date(0))).toBe(5);
+    expect(calls.charge).toBe(2);
   });
 
   it('shares writes between concurrent requests of one key, and still admits exactly the limit', async () => {
@@ -94,8 +97,40 @@ describe('the per-key rate limiter', () => {
     const statuses = await Promise.all(Array.from({ length: 50 }, () => statusOf(limit(CALLER))));
     expect(statuses.filter((status) => status === 200)).toHaveLength(30);
     expect(statuses.filter((status) => status === 429)).toHaveLength(20);
-    // The first request's write, the shared one of the 49 that waited, and one giving back the refused ones' 20.
-    expect(calls.charge).toBeLessThanOrEqual(3);
+    // The first request's write and the shared one of the 29 of the 49 that waited that fit.
+    expect(calls.charge).toBe(2);
+  });
+
+  it('decides again on the count the store read when another instance charged meanwhile', async () => {
+    const { store, calls, countOf } = fakeStore();
+    const here = createRateLimiter(store, { limit: 5, now: () => 0 });
+    const there = createRateLimiter(store, { limit: 5, now: () => 0 });
+    expect((await here(CALLER, 1)).remaining).toBe(4);
+    expect((await there(CALLER, 3)).remaining).toBe(1);
+    // `here` last saw 1, so its first request (2) is sent, and refused by the store (4 counted): told r=1 with no
+    // second write. The two that waited for it are decided on 4: the 1 fits and is charged, the 2 is refused.
+    const replies = await Promise.all(
+      [2, 1, 2].map((cost) =>
+        here(CALLER, cost).then(
+          (state) => `200 r=${state.remaining}`,
+          (error: AppError) => `${error.status} ${error.headers.RateLimit}`,
+        ),
+      ),
+    );
+    expect(replies).toEqual(['429 "per-key";r=1;t=60', '200 r=0', '429 "per-key";r=0;t=60']);
+    expect(countOf(CALLER, new Date(0))).toBe(5);
+    expect(calls.charge).toBe(4);
+  });
+
+  // A tRPC batch of 11 or 30 calls was told "makes 10 calls": the transport passed min(calls, 10). The limiter's own
+  // part: its messages name the cost it is given.
+  it('names the cost it was given in its refusals, whatever that cost', async () => {
+    const limit = createRateLimiter(fakeStore().store, { limit: 5, now: () => 0 });
+    for (const cost of [11, 30]) {
+      await expect(limit(CALLER, cost)).rejects.toThrow(`this request makes ${cost} calls, more than the 5`);
+    }
+    await limit(CALLER, 3);
+    await expect(limit(CALLER, 4)).rejects.toThrow('this request costs 4, 2 left');
   });
 
   it('sweeps old windows off the request path: a hung sweep delays no request', async () => {
@@ -173,7 +208,7 @@ describe('the per-key rate limiter against express-rate-limit', () => {
 });
 
 describe('failed authentications per client address', () => {
-  it('answers 429 to a wrong key once its address has used up its failures; a valid key from it is served', async () => {
+  it('answers 429 to a wrong key once its address has used up its failures, with no lookup; a key of API_KEYS from it is served', async () => {
     let lookups = 0;
     const verify = createKeyVerifier(['good-key-0123456789'], {
       prefix: 'psk_',
@@ -190,13 +225,15 @@ describe('failed authentications per client address', () => {
       await attempt('psk_guess3', '10.0.0.1'),
       await attempt('psk_guess4', '10.0.0.1'),
     ]).toEqual([401, 401, 401, 429]);
-    // Each new made-up key is looked up once (an unknown one is then remembered): the limit is on answers, not on
-    // lookups, so that a valid key from the same address (every client behind a balancer) is still served.
-    expect(lookups).toBe(4);
-    expect(await attempt('psk_guess4', '10.0.0.1')).toBe(429);
-    expect(lookups).toBe(4);
+    // The address limit is checked before the key is looked up: over it, a new made-up key costs no query.
+    expect(lookups).toBe(3);
+    expect(await attempt('psk_guess5', '10.0.0.1')).toBe(429);
+    expect(lookups).toBe(3);
+    // Keys of API_KEYS are compared in memory: one from the same address (every client behind a balancer) is served.
     expect(await attempt('good-key-0123456789', '10.0.0.1')).toBe(200);
     expect(await attempt('good-key-0123456789', '10.0.0.2')).toBe(200);
+    expect(await attempt('psk_guess5', '10.0.0.2')).toBe(401);
+    expect(lookups).toBe(4);
   });
 });
 

@@ -55,9 +55,10 @@ interface Waiting {
 
 /**
  * Per-key fixed-window rate limiting, counted in the database so that every instance shares the counts (why not
- * express-rate-limit: docs/development.md, the ledger). Requests of one key arriving while a charge is in flight
- * join the next one (one statement): admitted in arrival order while their cost fits, the refused ones' charge
- * given back before they are answered. A request that cannot fit in the count last seen is refused from memory.
+ * express-rate-limit: docs/development.md, the ledger). Each charge is one conditional statement that adds only what
+ * fits, so nothing is ever given back and no instance sees a count that was not admitted. Requests of one key
+ * arriving while a charge is in flight join the next one: those that fit in arrival order are charged together, the
+ * others refused. A request that cannot fit in the count last seen is refused from memory.
  */
 export function createRateLimiter(
   store: RateLimitStore,
@@ -71,21 +72,36 @@ export function createRateLimiter(
   const waiting = new Map<string, Waiting[]>();
 
   const chargeBatch = async (subject: string, windowStart: Date, requests: Waiting[]) => {
-    const cost = requests.reduce((sum, request) => sum + request.cost, 0);
-    const total = await store.charge(subject, windowStart, cost);
-    let count = total - cost;
-    const refused: Waiting[] = [];
-    for (const request of requests) {
-      if (count + request.cost > limit) {
-        refused.push(request);
+    // What fits is decided on a count that is never above the database's; when the database refuses the sum (another
+    // instance charged meanwhile), again on the count it read, which is higher: this ends within `limit` rounds.
+    let count = seen.get(subject) ?? 0;
+    for (;;) {
+      let fitting = 0;
+      const fits = requests.map((request) => {
+        if (count + fitting + request.cost > limit) return false;
+        fitting += request.cost;
+        return true;
+      });
+      // When nothing fits there is nothing to charge: every request is refused on this count.
+      const charged =
+        fitting === 0 ? { admitted: true, count } : await store.charge(subject, windowStart, fitting, limit);
+      if (windowStart.getTime() === currentWindow)
+        seen.set(subject, Math.max(seen.get(subject) ?? 0, charged.count));
+      if (!charged.admitted) {
+        count = charged.count;
         continue;
       }
-      count += request.cost;
-      request.resolve({ count, admitted: true });
+      let running = charged.count - fitting;
+      for (const [index, request] of requests.entries()) {
+        if (!fits[index]) {
+          request.resolve({ count: charged.count, admitted: false });
+          continue;
+        }
+        running += request.cost;
+        request.resolve({ count: running, admitted: true });
+      }
+      return;
     }
-    if (windowStart.getTime() === currentWindow) seen.set(subject, Math.max(seen.get(subject) ?? 0, count));
-    if (count !== total) await store.charge(subject, windowStart, count - total);
-    for (const request of refused) request.resolve({ count, admitted: false });
   };
 
   const flush = (subject: string, windowStart: Date, key: string) => {
@@ -136,7 +152,7 @@ export function createRateLimiter(
         ? { count: known, admitted: false }
         : await charge(subject, new Date(windowStart), cost);
     const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
-    const state = { limit, windowSeconds, remaining: limit - count, resetSeconds };
+    const state = { limit, windowSeconds, remaining: Math.max(0, limit - count), resetSeconds };
     if (!admitted) throw rateLimited(state, cost);
     return state;
   };
@@ -144,7 +160,8 @@ export function createRateLimiter(
 
 /**
  * Failed authentications per client address, in this process's memory (express-rate-limit's MemoryStore and
- * ipKeyGenerator): a guessing client is refused before any key is hashed or looked up.
+ * ipKeyGenerator), checked before the key: a guessing client over the limit is refused before its key is looked up
+ * in the database (http/auth.ts).
  */
 export function createFailureLimiter({
   limit,
@@ -156,18 +173,17 @@ export function createFailureLimiter({
   const store = new MemoryStore();
   store.init({ windowMs: windowSeconds * 1000 } as Parameters<MemoryStore['init']>[0]);
   return {
-    /** Throws 429 when the address has used up its failures in this window. */
-    async check(address: string): Promise<void> {
+    /** The 429 for a failed authentication from this address once it has used up its failures in this window. */
+    async refusal(address: string): Promise<AppError | undefined> {
       const failures = await store.get(ipKeyGenerator(address));
       const left = (failures?.resetTime?.getTime() ?? 0) - Date.now();
-      if (failures !== undefined && left > 0 && failures.totalHits >= limit) {
-        const retryAfter = Math.max(1, Math.ceil(left / 1000));
-        throw new AppError(
-          'rate_limited',
-          `too many requests with a missing or wrong API key from this address; retry in ${retryAfter} s`,
-          { 'Retry-After': String(retryAfter) },
-        );
-      }
+      if (failures === undefined || left <= 0 || failures.totalHits < limit) return undefined;
+      const retryAfter = Math.max(1, Math.ceil(left / 1000));
+      return new AppError(
+        'rate_limited',
+        `too many requests with a missing or wrong API key from this address; retry in ${retryAfter} s`,
+        { 'Retry-After': String(retryAfter) },
+      );
     },
     async record(address: string): Promise<void> {
       await store.increment(ipKeyGenerator(address));
