@@ -10,11 +10,8 @@ import type { Caller } from '../operations.js';
 // b64token (RFC 6750 section 2.1).
 const BEARER = new RegExp(`^bearer +(${API_KEY_TOKEN}) *$`, 'i');
 
-/**
- * Resolves a presented key to its caller, or undefined when the key is unknown or revoked; with `lookUp: false`, also
- * when knowing it would take a database query (an issued key).
- */
-export type KeyVerifier = (key: string, options?: { lookUp?: boolean }) => Promise<Caller | undefined>;
+/** Resolves a presented key to its caller, or undefined when the key is unknown or revoked. */
+export type KeyVerifier = (key: string) => Promise<Caller | undefined>;
 
 /**
  * Compares a key with every one of API_KEYS, always, as SHA-256 digests (neither a match's position nor a key's
@@ -36,7 +33,7 @@ export function createKeyVerifier(
   // absence is cached: a revoked key stops working at once.
   const unknown = new Map<string, number>();
   const negativeTtlMs = issued?.negativeTtlMs ?? 30_000;
-  return async (presented, { lookUp = true } = {}) => {
+  return async (presented) => {
     const candidate = sha256(presented);
     let matched = false;
     for (const known of digests) {
@@ -46,7 +43,7 @@ export function createKeyVerifier(
     if (issued === undefined || !presented.startsWith(issued.prefix)) return undefined;
     const cacheKey = candidate.toString('base64');
     const now = Date.now();
-    if ((unknown.get(cacheKey) ?? 0) > now || !lookUp) return undefined;
+    if ((unknown.get(cacheKey) ?? 0) > now) return undefined;
     const row = await issued.find(candidate);
     if (row === undefined) {
       if (unknown.size >= 10_000) unknown.clear();
@@ -128,19 +125,16 @@ export function createAccessGuard(
   } = {},
 ): AccessGuard {
   const { rateLimit, failures } = limits;
-  const verifyInMemory = (key: string) => verify(key, { lookUp: false });
   return async (authorization, request = {}) => {
     const address = request.address ?? '';
-    // Checked first, so that an address over its limit costs no key lookup: its keys are verified in memory only.
-    // Only failures are refused: behind a balancer every client has its address, and one client's wrong key must
-    // not lock the others' keys of API_KEYS out (an issued key from it waits for the window: it needs the lookup).
-    const refusal = await failures?.refusal(address);
     let caller: Caller;
     try {
-      caller = await authenticate(authorization, refusal === undefined ? verify : verifyInMemory);
+      caller = await authenticate(authorization, verify);
     } catch (error) {
+      // Only failures are limited per address: behind a balancer every client has its address, and one client's
+      // wrong key must not lock the others' valid keys out.
       if (error instanceof UnauthorizedError && failures !== undefined) {
-        if (refusal !== undefined) throw refusal;
+        await failures.check(address);
         await failures.record(address);
       }
       throw error;

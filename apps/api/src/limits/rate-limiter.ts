@@ -160,8 +160,7 @@ export function createRateLimiter(
 
 /**
  * Failed authentications per client address, in this process's memory (express-rate-limit's MemoryStore and
- * ipKeyGenerator), checked before the key: a guessing client over the limit is refused before its key is looked up
- * in the database (http/auth.ts).
+ * ipKeyGenerator): a guessing client is refused before any key is hashed or looked up.
  */
 export function createFailureLimiter({
   limit,
@@ -173,17 +172,18 @@ export function createFailureLimiter({
   const store = new MemoryStore();
   store.init({ windowMs: windowSeconds * 1000 } as Parameters<MemoryStore['init']>[0]);
   return {
-    /** The 429 for a failed authentication from this address once it has used up its failures in this window. */
-    async refusal(address: string): Promise<AppError | undefined> {
+    /** Throws 429 when the address has used up its failures in this window. */
+    async check(address: string): Promise<void> {
       const failures = await store.get(ipKeyGenerator(address));
       const left = (failures?.resetTime?.getTime() ?? 0) - Date.now();
-      if (failures === undefined || left <= 0 || failures.totalHits < limit) return undefined;
-      const retryAfter = Math.max(1, Math.ceil(left / 1000));
-      return new AppError(
-        'rate_limited',
-        `too many requests with a missing or wrong API key from this address; retry in ${retryAfter} s`,
-        { 'Retry-After': String(retryAfter) },
-      );
+      if (failures !== undefined && left > 0 && failures.totalHits >= limit) {
+        const retryAfter = Math.max(1, Math.ceil(left / 1000));
+        throw new AppError(
+          'rate_limited',
+          `too many requests with a missing or wrong API key from this address; retry in ${retryAfter} s`,
+          { 'Retry-After': String(retryAfter) },
+        );
+      }
     },
     async record(address: string): Promise<void> {
       await store.increment(ipKeyGenerator(address));
