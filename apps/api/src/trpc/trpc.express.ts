@@ -121,8 +121,9 @@ export function trpcMiddleware(
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         response: res,
-        // A batch over the cap runs nothing (its 400 below): it costs nothing.
-        cost: !batch ? 1 : procedures.length > TRPC_MAX_BATCH_SIZE ? 0 : procedures.length,
+        // A batch over the cap runs none of its calls (its 400 below): it costs one, as any request refused after
+        // admission does.
+        cost: batch && procedures.length <= TRPC_MAX_BATCH_SIZE ? procedures.length : 1,
       });
       if (unreadable !== undefined) throw unreadable;
       if (method === 'GET') compressAnswer?.(req, res);
