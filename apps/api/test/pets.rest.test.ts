@@ -56,16 +56,28 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
       expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="petstore", error="invalid_token"');
     });
 
+    // RFC 6750 section 3.1: a Bearer attempt that is malformed is `invalid_request`; another scheme (or none) is
+    // no attempt at Bearer, and gets the challenge without an error code.
     it.each([
-      'Basic dGVzdDp0ZXN0',
-      'Bearer',
-      'Bearer ',
-      'Token test-key-0123456789abcdef',
-      'test-key-0123456789abcdef',
-      'Bearer test-key-0123456789abcdef extra',
-    ])('refuses a malformed Authorization header %j', async (authorization) => {
+      ['Basic dGVzdDp0ZXN0', ''],
+      ['Bearer', ', error="invalid_request"'],
+      ['Bearer ', ', error="invalid_request"'],
+      ['bearer test-key-0123456789abcdef\u00e9', ', error="invalid_request"'],
+      ['Token test-key-0123456789abcdef', ''],
+      ['test-key-0123456789abcdef', ''],
+      ['Bearer test-key-0123456789abcdef extra', ', error="invalid_request"'],
+    ])('refuses a malformed Authorization header %j', async (authorization, error) => {
       const reply = await call(base, '/pets', { headers: { authorization } });
       expectError(reply, 401, 'unauthorized');
+      expect(reply.headers.get('www-authenticate')).toBe(`Bearer realm="petstore"${error}`);
+    });
+
+    it('refuses two Authorization headers as a malformed request (RFC 6750: one way of sending the token)', async () => {
+      const reply = await rawCall(base, '/pets', {
+        headers: { authorization: [`Bearer ${TEST_API_KEY}`, `Bearer ${TEST_API_KEY}`] } as never,
+      });
+      expectError(reply, 401, 'unauthorized');
+      expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="petstore", error="invalid_request"');
     });
 
     it('accepts the scheme in any case, and every configured key', async () => {

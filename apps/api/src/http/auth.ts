@@ -55,12 +55,14 @@ export function createKeyVerifier(
 }
 
 class UnauthorizedError extends AppError {
-  /** RFC 6750: an `error` attribute only when a token was presented. */
-  constructor(message: string, tokenPresented: boolean) {
+  /**
+   * RFC 6750 section 3.1: `invalid_token` for a key that is not one, `invalid_request` for a malformed attempt at
+   * Bearer (or two credentials), no error code when the request made no attempt at it. The status stays 401: a
+   * request without a valid key is 401 whatever else is wrong with it (docs/interface-decisions.md).
+   */
+  constructor(message: string, error?: 'invalid_token' | 'invalid_request') {
     super('unauthorized', message, {
-      'WWW-Authenticate': tokenPresented
-        ? 'Bearer realm="petstore", error="invalid_token"'
-        : 'Bearer realm="petstore"',
+      'WWW-Authenticate': `Bearer realm="petstore"${error === undefined ? '' : `, error="${error}"`}`,
     });
   }
 }
@@ -88,17 +90,20 @@ export async function authenticate(
   verify: KeyVerifier,
 ): Promise<Caller> {
   if (Array.isArray(authorization)) {
-    throw new UnauthorizedError('more than one Authorization header: send exactly one', false);
+    throw new UnauthorizedError('more than one Authorization header: send exactly one', 'invalid_request');
   }
   if (authorization === undefined || authorization === '') {
-    throw new UnauthorizedError('missing API key: send the header "Authorization: Bearer <API key>"', false);
+    throw new UnauthorizedError('missing API key: send the header "Authorization: Bearer <API key>"');
   }
   const token = BEARER.exec(authorization)?.[1];
   if (token === undefined) {
-    throw new UnauthorizedError('malformed Authorization header: expected "Bearer <API key>"', false);
+    throw new UnauthorizedError(
+      'malformed Authorization header: expected "Bearer <API key>"',
+      /^bearer(?: |$)/i.test(authorization) ? 'invalid_request' : undefined,
+    );
   }
   const caller = await verify(token);
-  if (caller === undefined) throw new UnauthorizedError('invalid API key', true);
+  if (caller === undefined) throw new UnauthorizedError('invalid API key', 'invalid_token');
   return caller;
 }
 
