@@ -14,6 +14,10 @@ import { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from '@petstore/schema/i
 import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
 import { deferContinue, edgeListener, SERVER_METHODS } from './http/edge.js';
+import { operationHeadersOf } from './http/rest.js';
+
+/** The headers every answer of the operation a method and target name carries (http/rest.ts operationHeadersOf). */
+export type HeadersOf = (method: string, url: string) => Readonly<Record<string, string>> | undefined;
 
 /** The prototypes the handler gives every request and response (Express's `app.request` and `app.response`). */
 export interface MessagePrototypes {
@@ -51,6 +55,7 @@ export function createHttpServer(
   app: RequestListener,
   limits: ServerLimits,
   prototypes?: MessagePrototypes,
+  headersOf: HeadersOf = operationHeadersOf(),
 ): Server {
   const handler = edgeListener(app);
   const server = createServer(
@@ -66,7 +71,7 @@ export function createHttpServer(
     handler,
   );
   server.maxConnections = limits.maxConnections;
-  guardServer(server, handler);
+  guardServer(server, handler, headersOf);
   return server;
 }
 
@@ -75,9 +80,11 @@ export function createHttpServer(
  * refusals get an Error body; no header field is dropped (Node keeps 2,000: the edge refuses over 100 with 431);
  * `100 Continue` waits until the body is read (edge.ts deferContinue); CONNECT is 405, not a silent close.
  */
-export function guardServer(server: Server, handler: RequestListener): void {
+export function guardServer(server: Server, handler: RequestListener, headersOf?: HeadersOf): void {
   server.maxHeadersCount = 0;
-  server.on('clientError', answerClientError);
+  server.on('clientError', (err: ParserError, socket: ClientSocket) =>
+    answerClientError(err, socket, headersOf),
+  );
   // The edge answers an Expect other than 100-continue with 417, logged and counted like its other refusals.
   server.on('checkExpectation', handler);
   server.on('checkContinue', (req, res) => {
@@ -127,7 +134,38 @@ function failedLine({ rawPacket, bytesParsed = 0 }: ParserError): string {
   return rawPacket.subarray(start).toString('latin1');
 }
 
-function answerClientError(err: ParserError, socket: ClientSocket): void {
+/** A request line: a method token, a target, the version (RFC 9112 section 3). */
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/1\.[01]\r?$/;
+
+/**
+ * The method and target of the request the parser refused, when it got that far: the request being read (a
+ * timeout mid-body), or the last request line of the packet up to the line where the parser stopped.
+ */
+function refusedRequest(err: ParserError, socket: ClientSocket): [string, string] | undefined {
+  const reading = socket._httpMessage?.req;
+  if (reading !== undefined && !reading.complete) return [reading.method ?? '', reading.url ?? ''];
+  if (err.rawPacket === undefined) return undefined;
+  const text = err.rawPacket.toString('latin1');
+  const lineEnd = text.indexOf('\n', err.bytesParsed ?? 0);
+  const lines = (lineEnd === -1 ? text : text.slice(0, lineEnd)).split('\n');
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = REQUEST_LINE.exec(lines[index] as string);
+    if (line !== null) return [line[1] as string, line[2] as string];
+  }
+  return undefined;
+}
+
+/** The operation headers for the refused request (the document declares the edge's answers on every operation). */
+function refusedRequestHeaders(err: ParserError, socket: ClientSocket, headersOf: HeadersOf | undefined) {
+  const request = headersOf === undefined ? undefined : refusedRequest(err, socket);
+  if (request === undefined) return undefined;
+  const [method, target] = request;
+  // An absolute-form target names its path as the edge reads it (RFC 9112 section 3.2.2).
+  const path = target.startsWith('/') ? target : URL.parse(target)?.pathname;
+  return path === undefined ? undefined : headersOf?.(method, path);
+}
+
+function answerClientError(err: ParserError, socket: ClientSocket, headersOf?: HeadersOf): void {
   if (answering.has(socket)) return;
   answering.add(socket);
   if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -144,7 +182,8 @@ function answerClientError(err: ParserError, socket: ClientSocket): void {
           'malformed_request',
           'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
         ]);
-  const answer = () => endWith(socket, new AppError(code, message));
+  const answer = () =>
+    endWith(socket, new AppError(code, message, { ...refusedRequestHeaders(err, socket, headersOf) }));
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) answer();
   // Garbage pipelined behind a complete request: that request's response goes out first, whole, then this

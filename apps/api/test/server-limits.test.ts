@@ -245,6 +245,28 @@ describe('requests Node refuses before the app sees them', () => {
     });
   });
 
+  it('carries the headers of the operation the refused request line names, as the document requires', async () => {
+    // The document declares these statuses on every operation with the operation's headers (its stability level;
+    // getPet's deprecation): the parser's answers carry them when its request line names one.
+    const refusals = [
+      `GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  b\r\n\r\n`,
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET http://x/v1/pets/1 HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  b\r\n\r\n`,
+    ];
+    for (const raw of refusals) {
+      const answer = parseRaw(await exchangeRaw(raw));
+      const what = raw.slice(0, raw.indexOf('\r'));
+      expect(answer.status, what).toBeGreaterThanOrEqual(400);
+      expect(answer.headers.get('petstore-stability'), what).toMatch(/^(stable|beta|experimental)$/);
+      expect(answer.headers.has('deprecation'), what).toBe(what.includes('/pets/1'));
+      expect(answer.headers.has('sunset'), what).toBe(what.includes('/pets/1'));
+    }
+    // A line that names no operation: no operation's headers.
+    const unknown = parseRaw(await exchangeRaw('hello\r\n\r\n'));
+    expect(unknown.headers.has('petstore-stability')).toBe(false);
+  });
+
   it('does not write a second answer on a connection whose response has started', async () => {
     // A valid request answered in full, then garbage on the same kept-alive connection: exactly one 200,
     // then one 400 Error, never a response spliced into another.
