@@ -46,7 +46,7 @@ describe('the metrics listener', () => {
   it.each(['POST', 'DELETE', 'TRACE', 'PUT'])('%s /metrics is 405 with Allow', async (method) => {
     const response = await send(method, '/metrics');
     expectError(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toEqual(['GET, HEAD']);
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD, OPTIONS']);
   });
 
   it('CONNECT is 405 with an Error body', async () => {

@@ -346,7 +346,7 @@ describe('the request target is a path, on both transports', () => {
   it('TRACE is 405 with Allow on a path that exists', async () => {
     const response = await send('TRACE', '/v1/pets', [host, auth]);
     expectError(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST']);
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST, OPTIONS']);
   });
 });
 

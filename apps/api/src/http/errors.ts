@@ -61,8 +61,12 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
   };
 }
 
-/** A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. */
-export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
+/**
+ * A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. `methods`
+ * are those the path serves; every path answers OPTIONS (here), so `Allow` lists it too, as `OPTIONS *` does.
+ */
+export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, methods: string): void {
+  const allow = `${methods}, OPTIONS`;
   res.setHeader('Allow', allow);
   if (req.method !== 'OPTIONS') {
     throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`);

@@ -22,7 +22,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
         throw new AppError('route_not_found', 'no route here: the only one is GET /metrics');
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        return answerOtherMethod(req, res, path === '*' ? 'GET, HEAD, OPTIONS' : 'GET, HEAD');
+        return answerOtherMethod(req, res, 'GET, HEAD');
       }
       refuseQuery(req);
     } catch (error) {
