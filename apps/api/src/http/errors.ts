@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { sendError } from './send.js';
@@ -73,4 +73,19 @@ export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, met
   }
   res.statusCode = 204;
   res.end();
+}
+
+/** What a path served by GET alone serves: HEAD is the GET it stands for (RFC 9110 section 9.3.2). */
+export const READ_METHODS = 'GET, HEAD';
+
+/**
+ * The route of a path served by GET alone (the probes, the documentation, the MCP metadata): GET and HEAD go to
+ * `read`, which answers through answeredConditionally (preconditions.ts); anything else is answerOtherMethod's,
+ * never Express's default OPTIONS answer or a 404. test/every-route.test.ts walks every such route.
+ */
+export function readRoute(router: Router, path: string, read: RequestHandler): void {
+  router
+    .route(path)
+    .get(read)
+    .all((req, res) => answerOtherMethod(req, res, READ_METHODS));
 }
