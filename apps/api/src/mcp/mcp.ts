@@ -346,6 +346,12 @@ export function mcpRouter(deps: McpDeps): Router {
       const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';
+      // The SDK wants both its answer types named in Accept; no Accept accepts any type, and ranges (`*/*`,
+      // `application/*, text/*`) accept them too (RFC 9110 12.5.1): Express's negotiation decides. An Accept that
+      // refuses either stays the SDK's 406.
+      if (req.accepts('application/json') && req.accepts('text/event-stream')) {
+        req.headers.accept = 'application/json, text/event-stream';
+      }
       const extra: RequestExtra = { caller, arguments: checkMessage(value) };
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
       // as sent, from `extra`.)
