@@ -62,11 +62,11 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
 }
 
 /**
- * A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. `methods`
- * are those the path serves; every path answers OPTIONS (here), so `Allow` lists it too, as `OPTIONS *` does.
+ * A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. Every path
+ * answers OPTIONS, so `allow` names it, as `OPTIONS *` does (RFC 9110 section 10.2.1): REST's lists (rest.ts) and
+ * READ_ALLOW do; tRPC's (trpc.express.ts) do not yet.
  */
-export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, methods: string): void {
-  const allow = `${methods}, OPTIONS`;
+export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('Allow', allow);
   if (req.method !== 'OPTIONS') {
     throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`);
@@ -75,8 +75,8 @@ export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, met
   res.end();
 }
 
-/** What a path served by GET alone serves: HEAD is the GET it stands for (RFC 9110 section 9.3.2). */
-export const READ_METHODS = 'GET, HEAD';
+/** The `Allow` of a path served by GET alone: HEAD is the GET it stands for (RFC 9110 section 9.3.2). */
+export const READ_ALLOW = 'GET, HEAD, OPTIONS';
 
 /**
  * The route of a path served by GET alone (the probes, the documentation, the MCP metadata): GET and HEAD go to
@@ -87,5 +87,5 @@ export function readRoute(router: Router, path: string, read: RequestHandler): v
   router
     .route(path)
     .get(read)
-    .all((req, res) => answerOtherMethod(req, res, READ_METHODS));
+    .all((req, res) => answerOtherMethod(req, res, READ_ALLOW));
 }

@@ -4,7 +4,7 @@ import { AppError, internalError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { guardServer } from '../server-limits.js';
 import { checkMessage, edgeListener, refuse, refuseQuery } from './edge.js';
-import { answerOtherMethod, READ_METHODS } from './errors.js';
+import { answerOtherMethod, READ_ALLOW } from './errors.js';
 import { answeredConditionally } from './preconditions.js';
 import { sendError } from './send.js';
 
@@ -23,7 +23,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       if (path !== '*' && path !== '/metrics') {
         throw new AppError('route_not_found', 'no route here: the only one is GET /metrics');
       }
-      if (req.method !== 'GET' && req.method !== 'HEAD') return answerOtherMethod(req, res, READ_METHODS);
+      if (req.method !== 'GET' && req.method !== 'HEAD') return answerOtherMethod(req, res, READ_ALLOW);
       refuseQuery(req);
     } catch (error) {
       return sendError(res, error as AppError);
