@@ -78,7 +78,7 @@ export function createHttpServer(
 /**
  * The edge's part on the server, for every listener (docs/interface-decisions.md, "The edge"): Node's parser
  * refusals get an Error body; no header field is dropped (Node keeps 2,000: the edge refuses over 100 with 431);
- * `100 Continue` waits until the body is read (edge.ts deferContinue); CONNECT is 405, not a silent close.
+ * `100 Continue` waits until the body is read (edge.ts deferContinue); CONNECT is 501, not a silent close.
  */
 export function guardServer(server: Server, handler: RequestListener, headersOf?: HeadersOf): void {
   server.maxHeadersCount = 0;
@@ -91,10 +91,12 @@ export function guardServer(server: Server, handler: RequestListener, headersOf?
     deferContinue(req, res);
     handler(req, res);
   });
+  // CONNECT's target is an authority (RFC 9112 3.2.3), no resource of ours, so no Allow can list its methods (a
+  // 405 must): a method no resource here supports is 501, as an unknown one is (docs/interface-decisions.md).
   server.on('connect', (_req, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    const message = `CONNECT is not served here (this is not a proxy); allowed: ${SERVER_METHODS}`;
-    endWith(socket, new AppError('method_not_allowed', message, { Allow: SERVER_METHODS }));
+    const message = `CONNECT is not implemented here (this server is not a proxy); the API serves ${SERVER_METHODS}.`;
+    endWith(socket, new AppError('not_implemented', message));
   });
 }
 

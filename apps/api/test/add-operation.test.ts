@@ -146,7 +146,7 @@ describe('an operation added to the contract (docs/development.md, "Adding an op
 
   it('REST: the path serves both methods, and only getPet carries its deprecation headers', async () => {
     const options = await send('OPTIONS', '/pets/7');
-    expect(options.headers.get('allow')).toBe('GET, HEAD, PUT');
+    expect(options.headers.get('allow')).toBe('GET, HEAD, PUT, OPTIONS');
     const put = await send('PUT', '/pets/7', { name: 'Rex', categoryId: 1 });
     expect(put.headers.get('deprecation')).toBeNull();
     const get = await send('GET', '/pets/7');

@@ -46,12 +46,17 @@ describe('the metrics listener', () => {
   it.each(['POST', 'DELETE', 'TRACE', 'PUT'])('%s /metrics is 405 with Allow', async (method) => {
     const response = await send(method, '/metrics');
     expectError(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toEqual(['GET, HEAD']);
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD, OPTIONS']);
   });
 
-  it('CONNECT is 405 with an Error body', async () => {
-    expectError(await send('CONNECT', '127.0.0.1:9', [['Host', '127.0.0.1:9']]), 405, 'method_not_allowed');
-  });
+  it.each(['127.0.0.1:9', '/metrics'])(
+    'CONNECT %s is 501 with an Error body and no Allow',
+    async (target) => {
+      const response = await send('CONNECT', target, [['Host', '127.0.0.1:9']]);
+      expectError(response, 501, 'not_implemented');
+      expect(response.headers.get('allow')).toBeUndefined();
+    },
+  );
 
   it('the edge rules apply: a userinfo target, repeated Host, a missing Host, a query', async () => {
     expectError(await send('GET', 'http://u@m/metrics'), 400, 'malformed_request');

@@ -337,16 +337,21 @@ describe('the request target is a path, on both transports', () => {
     expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST, OPTIONS']);
   });
 
-  it('CONNECT is 405 with an Error body (Node closed the connection without a word)', async () => {
-    const response = await send('CONNECT', '127.0.0.1:443', [['Host', '127.0.0.1:443']]);
-    expectError(response, 405, 'method_not_allowed', /CONNECT/);
-    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST, OPTIONS']);
+  // Node closed the connection without a word; then a 405 listed the server's methods, POST included, as the Allow
+  // of a target that names no resource of ours (an authority), or of a path that refuses POST.
+  it.each([
+    ['an authority', '127.0.0.1:443'],
+    ['a path', '/v1/pets/1'],
+  ])('CONNECT to %s is 501 not_implemented with an Error body and no Allow', async (_form, target) => {
+    const response = await send('CONNECT', target, [['Host', '127.0.0.1:443'], auth]);
+    expectError(response, 501, 'not_implemented', /CONNECT/);
+    expect(response.headers.get('allow')).toBeUndefined();
   });
 
   it('TRACE is 405 with Allow on a path that exists', async () => {
     const response = await send('TRACE', '/v1/pets', [host, auth]);
     expectError(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST']);
+    expect(response.headers.get('allow')).toEqual(['GET, HEAD, POST, OPTIONS']);
   });
 });
 

@@ -10,6 +10,7 @@ import { timeouts } from '../../../tooling/vitest.shared.js';
 import { MCP_PAGE_BYTES } from '../src/mcp/mcp.js';
 import { mcpToolCall } from './support/fuzz-inputs.js';
 import { call } from './support/http.js';
+import { rawSend } from './support/raw-send.js';
 import {
   DATABASE_KINDS,
   OTHER_API_KEY,
@@ -350,7 +351,33 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
       const response = await fetch(`${origin}${path}`);
       expect(response.status, path).toBe(200);
     }
-    expect((await fetch(`${origin}/.well-known/oauth-protected-resource/v1/other`)).status).toBe(404);
+    for (const path of ['/v1/other', '/v1/mcp/', '/V1/MCP']) {
+      const response = await fetch(`${origin}/.well-known/oauth-protected-resource${path}`);
+      expect(response.status, path).toBe(404);
+    }
+  });
+
+  // RFC 9110 12.5.1: no Accept accepts anything, `*/*` everything; the SDK wants both types named (it answered 406).
+  it.each([
+    [undefined, 200],
+    ['*/*', 200],
+    ['application/*, text/*', 200],
+    ['text/event-stream;q=0.5, application/json', 200],
+    ['text/html', 406],
+    ['application/json', 406],
+    ['text/event-stream;q=0, */*', 406],
+  ])('answers a request with Accept %s with %i', async (accept, status) => {
+    const reply = await rawSend(server.baseUrl, '/mcp', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TEST_API_KEY}`,
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2025-06-18',
+        ...(accept === undefined ? {} : { accept }),
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    expect(reply.status, reply.text).toBe(status);
   });
 
   it('refuses a JSON-RPC batch: one message, one charge of the rate limit', async () => {

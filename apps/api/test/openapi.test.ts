@@ -244,7 +244,7 @@ describe.each(DATABASE_KINDS)('OpenAPI document vs live responses on %s', (kind)
   it('answers other methods on the documentation routes with 405 and unknown assets with 404', async () => {
     const post = await call(base, '/openapi.json', { method: 'POST', apiKey: null });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     const origin = base.replace(/\/v1$/, '');
     const missing = await rawCall(origin, '/docs/assets/../../package.json');
     expect(missing.status).toBe(404);

@@ -373,7 +373,7 @@ describe('CORS when origins are configured', () => {
       headers: { origin: 'https://app.example.com' },
     });
     expect(options.status).toBe(204);
-    expect(options.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(options.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
     expect(options.headers.get('petstore-stability')).toBe('stable');
     expect(options.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect((await call(server.baseUrl, '/pets', { method: 'OPTIONS', apiKey: null })).status).toBe(401);

@@ -444,10 +444,10 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
 
     it('an unsupported method is 405 with Allow', async () => {
       for (const [method, path, allow] of [
-        ['DELETE', '/pets', 'GET, HEAD, POST'],
-        ['PUT', '/pets', 'GET, HEAD, POST'],
-        ['PATCH', '/pets/1', 'GET, HEAD'],
-        ['POST', '/pets/1', 'GET, HEAD'],
+        ['DELETE', '/pets', 'GET, HEAD, POST, OPTIONS'],
+        ['PUT', '/pets', 'GET, HEAD, POST, OPTIONS'],
+        ['PATCH', '/pets/1', 'GET, HEAD, OPTIONS'],
+        ['POST', '/pets/1', 'GET, HEAD, OPTIONS'],
       ] as const) {
         const reply = await call(base, path, { method });
         expectError(reply, 405, 'method_not_allowed');

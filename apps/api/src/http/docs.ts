@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@petstore/schema';
 import etag from 'etag';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import type { Config } from '../config.js';
-import { answerOtherMethod } from './errors.js';
-import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
+import { readRoute } from './errors.js';
+import { answeredConditionally } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 
 /** Where the OpenAPI document and the documentation page are served. Both are public: no API key. */
@@ -148,17 +148,14 @@ type Representation = ReturnType<typeof representation>;
 /**
  * A representation, conditionally (docs/operations.md, "Conditional GET on the documentation"). The tag is weak
  * (RFC 9110 8.8.1): it stands for the identity body and what `compression` codes from it. The 304 repeats the
- * `Vary` its 200 carries, which compression adds only to a body. `res.send` makes the 304 from `req.fresh`, set
- * here from our verdict, not the `fresh` package's.
+ * `Vary` its 200 carries, which compression adds only to a body. `res.send` would make a 304 of its own from the
+ * `fresh` package's verdict: `req.fresh` says ours, which was to send the body.
  */
 function send(req: Request, res: Response, { body, type, cacheControl, etag: tag }: Representation): void {
-  const verdict = evaluatePreconditions(req.method, req.headers, tag);
-  if (verdict === 'failed') throw preconditionFailed();
-  Object.defineProperty(req, 'fresh', { value: verdict === 'not-modified' });
-  res
-    .vary('Accept-Encoding')
-    .set({ 'Cache-Control': cacheControl, 'Content-Type': type, ETag: tag })
-    .send(body);
+  res.vary('Accept-Encoding').set({ 'Cache-Control': cacheControl, ETag: tag });
+  if (answeredConditionally(req, res, tag)) return;
+  Object.defineProperty(req, 'fresh', { value: false });
+  res.set('Content-Type', type).send(body);
 }
 
 /** Origins the page may call with "Try it out": itself and every absolute server in the document. */
@@ -212,40 +209,26 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
   const assets = new Map<string, Promise<Representation>>();
   const csp = contentSecurityPolicy(servers);
 
-  const onlyGet: RequestHandler = (req, res) => answerOtherMethod(req, res, 'GET, HEAD');
-
-  router
-    .route(OPENAPI_PATH)
-    .get((req, res) => send(req, res, openApiDocument(req)))
-    .all(onlyGet);
-  router
-    .route(DOCS_PATH)
-    .get((req, res) => {
-      res.setHeader('Content-Security-Policy', csp);
-      send(req, res, page);
-    })
-    .all(onlyGet);
-  router
-    .route(`${DOCS_PATH}/init.js`)
-    .get((req, res) => send(req, res, initScript))
-    .all(onlyGet);
-  router
-    .route(`${DOCS_PATH}/assets/:file`)
-    .get(async (req, res, next) => {
-      const name = req.params.file;
-      const asset = ASSETS.get(name);
-      if (asset === undefined) return next('route');
-      // Read once, on first request (the bundle is 1.7 MB).
-      let loaded = assets.get(name);
-      if (loaded === undefined) {
-        loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
-          representation(bytes, asset.type, ASSET_CACHE_CONTROL),
-        );
-        loaded.catch(() => assets.delete(name));
-        assets.set(name, loaded);
-      }
-      send(req, res, await loaded);
-    })
-    .all(onlyGet);
+  readRoute(router, OPENAPI_PATH, (req, res) => send(req, res, openApiDocument(req)));
+  readRoute(router, DOCS_PATH, (req, res) => {
+    res.setHeader('Content-Security-Policy', csp);
+    send(req, res, page);
+  });
+  readRoute(router, `${DOCS_PATH}/init.js`, (req, res) => send(req, res, initScript));
+  readRoute(router, `${DOCS_PATH}/assets/:file`, async (req, res, next) => {
+    const name = String(req.params.file); // one path segment
+    const asset = ASSETS.get(name);
+    if (asset === undefined) return next('route');
+    // Read once, on first request (the bundle is 1.7 MB).
+    let loaded = assets.get(name);
+    if (loaded === undefined) {
+      loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
+        representation(bytes, asset.type, ASSET_CACHE_CONTROL),
+      );
+      loaded.catch(() => assets.delete(name));
+      assets.set(name, loaded);
+    }
+    send(req, res, await loaded);
+  });
   return router;
 }

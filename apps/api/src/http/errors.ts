@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { sendError } from './send.js';
@@ -61,7 +61,11 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
   };
 }
 
-/** A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. */
+/**
+ * A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. Every path
+ * answers OPTIONS, so `allow` names it, as `OPTIONS *` does (RFC 9110 section 10.2.1): REST's lists (rest.ts) and
+ * READ_ALLOW do; tRPC's (trpc.express.ts) do not yet.
+ */
 export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('Allow', allow);
   if (req.method !== 'OPTIONS') {
@@ -69,4 +73,19 @@ export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, all
   }
   res.statusCode = 204;
   res.end();
+}
+
+/** The `Allow` of a path served by GET alone: HEAD is the GET it stands for (RFC 9110 section 9.3.2). */
+export const READ_ALLOW = 'GET, HEAD, OPTIONS';
+
+/**
+ * The route of a path served by GET alone (the probes, the documentation, the MCP metadata): GET and HEAD go to
+ * `read`, which answers through answeredConditionally (preconditions.ts); anything else is answerOtherMethod's,
+ * never Express's default OPTIONS answer or a 404. test/every-route.test.ts walks every such route.
+ */
+export function readRoute(router: Router, path: string, read: RequestHandler): void {
+  router
+    .route(path)
+    .get(read)
+    .all((req, res) => answerOtherMethod(req, res, READ_ALLOW));
 }

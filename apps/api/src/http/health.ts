@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { serviceUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { readRoute } from './errors.js';
+import { answeredConditionally } from './preconditions.js';
 import { sendJsonText } from './send.js';
 
 export interface HealthOptions {
@@ -24,7 +26,8 @@ const NOT_READY = 'not ready to serve traffic; retry shortly';
 
 /**
  * Probes, without a key: `GET /healthz` (liveness, never the database) and `GET /readyz` (ready while the database
- * answers with every migration this build expects and the process is not draining; else 503).
+ * answers with every migration this build expects and the process is not draining; else 503). Other methods and
+ * preconditions are answered as on every route (readRoute); the answers carry no entity tag.
  */
 export function createHealth({
   appliedMigrations,
@@ -54,10 +57,12 @@ export function createHealth({
   };
 
   const router = Router();
-  router.get('/healthz', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
-  router.get('/readyz', async (_req, res) => {
+  readRoute(router, '/healthz', (req, res) => {
+    if (!answeredConditionally(req, res)) sendJsonText(res, 200, '{"status":"ok"}');
+  });
+  readRoute(router, '/readyz', async (req, res) => {
     if (draining || !(await isReady())) throw serviceUnavailable(NOT_READY);
-    sendJsonText(res, 200, '{"status":"ready"}');
+    if (!answeredConditionally(req, res)) sendJsonText(res, 200, '{"status":"ready"}');
   });
   return {
     router,

@@ -4,13 +4,15 @@ import { AppError, internalError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { guardServer } from '../server-limits.js';
 import { checkMessage, edgeListener, refuse, refuseQuery } from './edge.js';
-import { answerOtherMethod } from './errors.js';
+import { answerOtherMethod, READ_ALLOW } from './errors.js';
+import { answeredConditionally } from './preconditions.js';
 import { sendError } from './send.js';
 
 /**
  * The scrape endpoint: `GET /metrics` on a server of its own, so that it is reachable only where the operator
  * binds it (127.0.0.1 unless METRICS_HOST says otherwise), never through the API's port or its load balancer.
- * The API's edge applies here too: every answer is an Error body, every rule the same.
+ * The API's edge applies here too: every answer is an Error body, every rule the same (other methods, OPTIONS and
+ * preconditions as on the API's GET routes: errors.ts readRoute).
  */
 export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
   const listener: RequestListener = edgeListener((req, res) => {
@@ -21,16 +23,20 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       if (path !== '*' && path !== '/metrics') {
         throw new AppError('route_not_found', 'no route here: the only one is GET /metrics');
       }
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        return answerOtherMethod(req, res, path === '*' ? 'GET, HEAD, OPTIONS' : 'GET, HEAD');
-      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') return answerOtherMethod(req, res, READ_ALLOW);
       refuseQuery(req);
     } catch (error) {
       return sendError(res, error as AppError);
     }
     metrics.registry.metrics().then(
       (text) => {
-        res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+        res.setHeader('Cache-Control', 'no-store');
+        try {
+          if (answeredConditionally(req, res)) return;
+        } catch (error) {
+          return sendError(res, error as AppError);
+        }
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       () => sendError(res, internalError()),

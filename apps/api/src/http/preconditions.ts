@@ -1,6 +1,6 @@
 // Conditional requests (RFC 9110 section 13) for every route that honours them. Why not `fresh`: docs/development.md,
 // "Home-made parts"; preconditions.test.ts holds it to `fresh`'s verdict on every well-formed field.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
 
 /** One entity tag of a field: `W/"xyz"` is `{ weak: true, opaque: 'xyz' }`. */
@@ -72,4 +72,22 @@ export function preconditionFailed(): AppError {
     'A precondition is false (If-Match or If-None-Match): the request was not applied. The API sends no entity ' +
       'tags on its operations, so only If-Match: * can be true there.',
   );
+}
+
+/**
+ * A read's preconditions, once its answer is known to be a 2xx (RFC 9110 section 13.2.1: a 404 or a 503 stays one),
+ * given the entity tag that answer carries, if any: true when the answer is a 304, sent here (with the headers set
+ * so far); a false If-Match throws the 412; false when the answer is to be sent.
+ */
+export function answeredConditionally(
+  req: IncomingMessage,
+  res: ServerResponse,
+  currentTag?: string,
+): boolean {
+  const verdict = evaluatePreconditions(req.method as string, req.headers, currentTag);
+  if (verdict === 'proceed') return false;
+  if (verdict === 'failed') throw preconditionFailed();
+  res.statusCode = 304;
+  res.end();
+  return true;
 }

@@ -48,7 +48,7 @@ function compilePaths(operations: readonly OperationContract[]) {
         pattern: pathPattern(path, API_BASE_PATH),
         parameterNames: pathParameterNames(path),
         byMethod: new Map<string, RestOperationContract>(ops.map((op) => [op.method, op])),
-        allow: methods.join(', '), // for 405 and OPTIONS: HEAD wherever GET is
+        allow: [...methods, 'OPTIONS'].join(', '), // for 405 and OPTIONS: HEAD wherever GET is
         headers: pathResponseHeaders(ops), // for a method the path does not serve
         // By method: every answer of the operation carries them, errors included (stability, deprecation).
         operationHeaders: new Map<string, Record<string, string>>(

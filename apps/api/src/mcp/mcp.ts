@@ -25,10 +25,12 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
-import { handleError, type InternalErrorSink } from '../http/errors.js';
+import { handleError, type InternalErrorSink, readRoute } from '../http/errors.js';
+import { answeredConditionally } from '../http/preconditions.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { parseOr400 } from '../http/rest.js';
+import { sendJsonText } from '../http/send.js';
 import { labelResponse, MCP_LABEL } from '../observability/operation-label.js';
 import type { Caller, OperationContext } from '../operations.js';
 
@@ -303,16 +305,23 @@ export function mcpRouter(deps: McpDeps): Router {
 
   const router = express.Router();
   // RFC 9728: at `/.well-known/oauth-protected-resource` + the resource's path, which behind a path prefix (a public
-  // URL such as https://api.example.com/petstore/v1) has the prefix in it: any path that ends with ours is served.
-  router.get(`${METADATA_ROOT}/*prefix`, (req, res, next) => {
-    if (!req.path.endsWith(MCP_PATH)) return next();
+  // URL such as https://api.example.com/petstore/v1) has the prefix in it: any path that ends with ours is served,
+  // as written (Express would also take `/v1/MCP` and a trailing `/`).
+  const metadata = express.Router({ caseSensitive: true, strict: true });
+  router.use(metadata);
+  readRoute(metadata, `${METADATA_ROOT}{/*prefix}${MCP_PATH}`, (req, res) => {
+    if (answeredConditionally(req, res)) return;
     const base = requestBaseUrl(req, deps.publicBaseUrl);
-    res.json({
-      resource: `${base}/mcp`,
-      resource_name: 'Pet Store API (MCP)',
-      bearer_methods_supported: ['header'],
-      resource_documentation: `${base.replace(/\/v1$/, '')}/docs`,
-    });
+    sendJsonText(
+      res,
+      200,
+      JSON.stringify({
+        resource: `${base}/mcp`,
+        resource_name: 'Pet Store API (MCP)',
+        bearer_methods_supported: ['header'],
+        resource_documentation: `${base.replace(/\/v1$/, '')}/docs`,
+      }),
+    );
   });
   router.all(MCP_PATH, async (req, res, next) => {
     // Exactly /v1/mcp: Express's router would also take `/v1/mcp/` and `/v1/MCP`.
@@ -337,6 +346,12 @@ export function mcpRouter(deps: McpDeps): Router {
       const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';
+      // The SDK wants both its answer types named in Accept; no Accept accepts any type, and ranges (`*/*`,
+      // `application/*, text/*`) accept them too (RFC 9110 12.5.1): Express's negotiation decides. An Accept that
+      // refuses either stays the SDK's 406.
+      if (req.accepts('application/json') && req.accepts('text/event-stream')) {
+        req.headers.accept = 'application/json, text/event-stream';
+      }
       const extra: RequestExtra = { caller, arguments: checkMessage(value) };
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
       // as sent, from `extra`.)

@@ -43,6 +43,8 @@ export interface TestServer {
   database: Database;
   /** The PostgreSQL database's URL; undefined on PGlite. */
   databaseUrl: string | undefined;
+  /** The Express app it serves: its router lists the routes (test/every-route.test.ts walks them). */
+  app: ReturnType<typeof createApp>;
   close(): Promise<void>;
 }
 
@@ -143,6 +145,7 @@ export async function startTestServer(
     baseUrl: `http://127.0.0.1:${port}/v1`,
     database,
     databaseUrl: kind === 'postgresql' ? (databaseUrl ?? postgres?.url) : undefined,
+    app,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,0 +1,161 @@
+// Every path the server reads out answers the other methods, OPTIONS and preconditions by one rule
+// (answerOtherMethod, evaluatePreconditions): the probes, the documentation, the MCP metadata and the metrics
+// answered 404 to POST, Express's text/plain to OPTIONS, and 200 to `If-Match: "x"` or `If-None-Match: *`. The
+// paths are read from the app's own router and the contract, not listed here, so a route added later is walked too.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { API_BASE_PATH, contract, type OperationContract } from '@petstore/schema';
+import { fillPath, isRestOperation } from '@petstore/schema/internal';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveMetrics } from '../src/http/metrics-server.js';
+import { createMetrics } from '../src/observability/metrics.js';
+import { call } from './support/http.js';
+import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
+
+/** What Express's router keeps of a route (Express 5, the `router` package): enough to list the GET paths. */
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+}
+
+/** A value for each parameter a route's path has (`/docs/assets/:file`). */
+const SAMPLES: Readonly<Record<string, string>> = { file: 'favicon.png' };
+
+/** Every path a route of `stack` serves GET on: optional parts (`{/*prefix}`) left out, parameters from SAMPLES. */
+function routedGetPaths(stack: readonly Layer[]): string[] {
+  return stack.flatMap((layer) => {
+    if (layer.handle?.stack !== undefined) return routedGetPaths(layer.handle.stack);
+    if (layer.route?.methods.get !== true) return [];
+    return [
+      layer.route.path.replace(/\{[^}]*\}/g, '').replace(/[:*](\w+)/g, (_match, name: string) => {
+        const sample = SAMPLES[name];
+        if (sample === undefined) throw new Error(`no sample value for :${name} in ${layer.route?.path}`);
+        return sample;
+      }),
+    ];
+  });
+}
+
+const methodsOf = (allow: string | null) => (allow ?? '').split(',').map((method) => method.trim());
+
+/** One request with the key (the REST paths need it; the others ignore it): the status, Allow, an Error's code. */
+async function send(root: string, path: string, method: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${root}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TEST_API_KEY}`, ...headers },
+  });
+  const text = await response.text();
+  const json = text !== '' && /^application\/json/.test(response.headers.get('content-type') ?? '');
+  return {
+    status: response.status,
+    allow: response.headers.get('allow'),
+    code: json ? (JSON.parse(text) as { code?: string }).code : undefined,
+    body: text === '' ? 'none' : 'some',
+  };
+}
+
+/**
+ * What `path` answers, and what the one rule says it should: OPTIONS 204 with an Allow listing GET, HEAD and
+ * OPTIONS; POST and DELETE, where Allow does not list them, 405 with that Allow; a GET whose If-Match names a tag
+ * no answer of it carries 412, one with `If-None-Match: *` 304.
+ */
+async function answersOf(root: string, path: string) {
+  const options = await send(root, path, 'OPTIONS');
+  const { allow } = options;
+  const answers: Record<string, unknown> = {
+    OPTIONS: {
+      status: options.status,
+      lists: ['GET', 'HEAD', 'OPTIONS'].filter((m) => methodsOf(allow).includes(m)),
+    },
+  };
+  const expected: Record<string, unknown> = { OPTIONS: { status: 204, lists: ['GET', 'HEAD', 'OPTIONS'] } };
+  for (const method of ['POST', 'DELETE'].filter((m) => !methodsOf(allow).includes(m))) {
+    const { status, code, allow: allowed } = await send(root, path, method);
+    answers[method] = { status, code, allow: allowed };
+    expected[method] = { status: 405, code: 'method_not_allowed', allow };
+  }
+  const { status, code } = await send(root, path, 'GET', { 'if-match': '"x"' });
+  answers['If-Match "x"'] = { status, code };
+  expected['If-Match "x"'] = { status: 412, code: 'precondition_failed' };
+  for (const method of ['GET', 'HEAD']) {
+    const reply = await send(root, path, method, { 'if-none-match': '*' });
+    answers[`${method} If-None-Match *`] = { status: reply.status, body: reply.body };
+    expected[`${method} If-None-Match *`] = { status: 304, body: 'none' };
+  }
+  return { answers, expected };
+}
+
+describe('every path the API serves by GET', () => {
+  let server: TestServer;
+  let root: string;
+  let petId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'every-route');
+    root = server.baseUrl.replace(/\/v1$/, '');
+    const created = await call(server.baseUrl, '/pets', {
+      method: 'POST',
+      body: '{"name":"Rex","categoryId":1}',
+    });
+    expect(created.status).toBe(201);
+    petId = String((created.body as { id: bigint }).id);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const paths = () => [
+    ...routedGetPaths((server.app as unknown as { router: { stack: Layer[] } }).router.stack),
+    // The REST operations are one handler (restHandler) compiled from the contract: their paths come from it.
+    ...(Object.values(contract) as OperationContract[])
+      .filter(isRestOperation)
+      .filter((op) => op.method === 'GET')
+      .map((op) => `${API_BASE_PATH}${fillPath(op.path, { petId })}`),
+  ];
+
+  it('lists the routes as the app has them', () => {
+    expect(paths()).toEqual(
+      expect.arrayContaining([
+        '/healthz',
+        '/readyz',
+        '/.well-known/oauth-protected-resource/v1/mcp',
+        '/v1/openapi.json',
+        '/docs',
+        '/docs/init.js',
+        '/docs/assets/favicon.png',
+        '/v1/pets',
+        `/v1/pets/${petId}`,
+        '/v1/pets/events',
+      ]),
+    );
+  });
+
+  it('answers other methods, OPTIONS and preconditions by the one rule on each', async () => {
+    const answered: unknown[] = [];
+    const ruled: unknown[] = [];
+    for (const path of paths()) {
+      const { answers, expected } = await answersOf(root, path);
+      answered.push({ path, ...answers });
+      ruled.push({ path, ...expected });
+    }
+    expect(answered).toEqual(ruled);
+  });
+});
+
+describe('the metrics listener', () => {
+  let server: Server;
+
+  beforeAll(async () => {
+    server = await serveMetrics(createMetrics({}), 0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('answers other methods, OPTIONS and preconditions by the same rule', async () => {
+    const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { answers, expected } = await answersOf(root, '/metrics');
+    expect(answers).toEqual(expected);
+  });
+});
