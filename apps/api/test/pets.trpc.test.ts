@@ -280,7 +280,7 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
           headers: { authorization: `Bearer ${TEST_API_KEY}` },
         });
         expect(reply.status, method).toBe(405);
-        expect(reply.headers.get('allow')).toBe('GET, HEAD');
+        expect(reply.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
         expect(reply.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
         expect((await rawCall(server.baseUrl, '/trpc/pets.list', { method })).status).toBe(401);
       }
@@ -312,9 +312,9 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
       expect(events.headers.get('content-type')).toMatch(/^text\/event-stream/);
       // The methods each procedure takes: in OPTIONS, and in every 405 (RFC 9110 section 15.5.6).
       const allowed: [string, string, string][] = [
-        ['pets.list', 'GET, HEAD', 'POST'],
-        ['pets.create', 'POST', 'GET'],
-        ['pets.list,pets.create?batch=1', '', 'POST'],
+        ['pets.list', 'GET, HEAD, OPTIONS', 'POST'],
+        ['pets.create', 'POST, OPTIONS', 'GET'],
+        ['pets.list,pets.create?batch=1', 'OPTIONS', 'POST'],
       ];
       for (const [target, allow, wrong] of allowed) {
         const options = await rawSend(server.baseUrl, `/trpc/${target}`, {

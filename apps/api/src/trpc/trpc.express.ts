@@ -235,7 +235,7 @@ export function trpcMiddleware(
 function allowedMethods(types: readonly (string | undefined)[]): string {
   const takes = (method: 'GET' | 'POST') =>
     types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
-  return [...(takes('GET') ? ['GET', 'HEAD'] : []), ...(takes('POST') ? ['POST'] : [])].join(', ');
+  return [...(takes('GET') ? ['GET', 'HEAD'] : []), ...(takes('POST') ? ['POST'] : []), 'OPTIONS'].join(', ');
 }
 
 /** Keeps a response's bytes, and so its headers, until it ends; then writes them at once. */
