@@ -63,8 +63,8 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
 
 /**
  * A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. Every path
- * answers OPTIONS, so `allow` names it, as `OPTIONS *` does (RFC 9110 section 10.2.1): REST's lists (rest.ts) and
- * READ_ALLOW do; tRPC's (trpc.express.ts) do not yet.
+ * answers OPTIONS, so `allow` names it, as `OPTIONS *` does (RFC 9110 section 10.2.1): REST's lists (rest.ts),
+ * tRPC's (trpc.express.ts) and READ_ALLOW do.
  */
 export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('Allow', allow);
