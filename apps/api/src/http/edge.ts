@@ -262,7 +262,9 @@ const INPUT_HEADERS = [
       ]),
     ),
   ).values(),
-];
+  // `Last-Event-ID` is Server-Sent Events' own field, which every SSE transport reads (an EventSource sends it when
+  // it reconnects; tRPC's subscriptions take it as `lastEventId`): not a REST-only header.
+].filter(({ name }) => name.toLowerCase() !== 'last-event-id');
 
 /**
  * On a transport whose calls carry every input themselves (tRPC, MCP): a header REST reads into an input field is

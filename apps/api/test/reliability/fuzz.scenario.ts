@@ -65,6 +65,16 @@ function trpcErrorProblem(envelope: unknown, httpStatus: number | undefined): st
   return isErrorBody(shape?.data?.error, httpStatus);
 }
 
+/** A 501 `not_implemented`: the verdict on a method the server does not implement (RFC 9110 15.6.2), no fault. */
+function isMethodVerdict({ status, body }: { status: number; body: Buffer }): boolean {
+  if (status !== 501) return false;
+  try {
+    return ErrorSchema.parse(JSON.parse(body.toString('utf8'))).code === 'not_implemented';
+  } catch {
+    return false;
+  }
+}
+
 /** Judges one answer against the contract. */
 function judge(hostile: HostileCase, outcome: RawOutcome): Verdict {
   const { request } = hostile;
@@ -77,7 +87,8 @@ function judge(hostile: HostileCase, outcome: RawOutcome): Verdict {
     return { ok: false, problem: `connection closed without an answer (${outcome.error ?? 'EOF'})` };
   }
   const { status, headers, body } = outcome.response;
-  if (status >= 500) return { ok: false, problem: `HTTP ${status}: ${body.toString('utf8').slice(0, 300)}` };
+  if (status >= 500 && !isMethodVerdict(outcome.response))
+    return { ok: false, problem: `HTTP ${status}: ${body.toString('utf8').slice(0, 300)}` };
   // Every answer of the app carries X-Request-Id (set by the first middleware). Requests the HTTP parser
   // refuses are answered by the server before the app, without it, but still with an Error body.
   if (!headers.has('x-request-id')) {
@@ -87,7 +98,7 @@ function judge(hostile: HostileCase, outcome: RawOutcome): Verdict {
       error = JSON.parse(text);
     } catch {}
     const parsed = ErrorSchema.safeParse(error);
-    if (status >= 400 && status < 500 && parsed.success && parsed.data.status === status)
+    if (status >= 400 && (status < 500 || status === 501) && parsed.success && parsed.data.status === status)
       return { ok: true, via: 'node-parser' };
     return { ok: false, problem: `HTTP ${status} without X-Request-Id or Error body: ${text.slice(0, 200)}` };
   }
@@ -156,7 +167,12 @@ export async function runFuzzScenario(
       const check = async (hostile: HostileCase) => {
         sent++;
         const outcome = await sendRaw(api.host, api.port, hostile.request, RESPONSE_TIMEOUT_MS);
-        if (outcome.kind === 'response' && outcome.response.status >= 500) serverErrors++;
+        if (
+          outcome.kind === 'response' &&
+          outcome.response.status >= 500 &&
+          !isMethodVerdict(outcome.response)
+        )
+          serverErrors++;
         const verdict = judge(hostile, outcome);
         if (!verdict.ok) {
           const key = `${hostile.family}: ${familyKey(hostile.label)}: ${verdict.problem.slice(0, 80)}`;

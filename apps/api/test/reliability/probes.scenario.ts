@@ -170,7 +170,8 @@ function judge(probe: Probe, answer: ProbeAnswer): { problems: string[]; created
   const { expect } = probe;
   const problems: string[] = [];
   const { status, headers, text } = answer;
-  if (status >= 500) problems.push(`5xx`);
+  // A 5xx only where the probe expects it (the 501 of a method no resource here supports): never a fault.
+  if (status >= 500 && status !== expect.status) problems.push(`5xx`);
   if (status !== expect.status) problems.push(`status ${status}, expected ${expect.status}`);
   if (expect.maxBytes !== undefined && Buffer.byteLength(text) > expect.maxBytes)
     problems.push(`${Buffer.byteLength(text)}-byte body, expected at most ${expect.maxBytes}`);
@@ -433,7 +434,7 @@ export async function runProbesScenario(
             headers: outcome.response.headers,
             text: outcome.response.body.toString('utf8'),
           };
-          if (answer.status >= 500) serverErrors++;
+          if (answer.status >= 500 && answer.status !== probe.expect.status) serverErrors++;
           const verdict = judge(probe, answer);
           problems.push(...verdict.problems);
           created = verdict.created;

@@ -264,6 +264,7 @@ export function edgeProbes({ rest, add, host, apiKey }: ProbeKit): void {
     defect: 'edge',
     transport: 'rest',
     request: { method: 'CONNECT', target: `${host}`, headers: [['Host', host]] },
-    expect: { status: 405, code: 'method_not_allowed', byNodeParser: true },
+    // 501: CONNECT's target is an authority, no resource whose methods a 405's Allow could list.
+    expect: { status: 501, code: 'not_implemented', byNodeParser: true },
   });
 }
