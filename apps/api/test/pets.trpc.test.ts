@@ -272,6 +272,25 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
       expect(errorOf(parseJson(text))).toMatchObject({ code: 'pet_not_found', status: 404 });
     });
 
+    it('marks every answer naming pets.get deprecated, refusals made before the call included', async () => {
+      const input = `input=${encodeURIComponent('{"json":{"petId":"1"},"meta":{"values":{"petId":["bigint"]}}}')}`;
+      const auth = { authorization: `Bearer ${TEST_API_KEY}` };
+      const refusals: [string, string, Record<string, string>][] = [
+        ['GET', `pets.get?${input}`, {}], // 401
+        ['GET', 'pets.get?input=%7B', auth], // 400
+        ['POST', 'pets.get', auth], // 405
+        ['OPTIONS', 'pets.get', auth], // 204
+        ['GET', `pets.get?${input}`, { ...auth, 'if-match': '"x"' }], // 412
+      ];
+      for (const [method, target, headers] of refusals) {
+        const reply = await rawSend(server.baseUrl, `/trpc/${target}`, { method, headers });
+        expect(reply.headers.get('sunset'), `${method} ${target}: ${reply.status}`).toBe(
+          'Thu, 05 Dec 2030 00:00:00 GMT',
+        );
+        expect(reply.headers.get('deprecation'), `${method} ${target}`).toMatch(/^@\d+$/);
+      }
+    });
+
     it('refuses methods other than GET and POST with 405 and Allow, after the key check', async () => {
       // node:http rather than fetch, which refuses to send TRACE.
       for (const method of ['TRACE', 'PUT', 'DELETE', 'PATCH']) {

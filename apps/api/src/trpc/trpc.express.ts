@@ -118,6 +118,10 @@ export function trpcMiddleware(
       // and all, is one name (and no procedure has a comma in its name: 404).
       const procedures = batch ? path.split(',') : [path];
       labelResponse(res, trpcLabel(procedures));
+      // A deprecated procedure's headers on every answer that names it, refusals before the call included (REST's
+      // getPet carries them on its 401, 405, 412...).
+      const deprecation = responseHeaders(procedures, []);
+      for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         response: res,
