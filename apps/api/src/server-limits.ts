@@ -158,10 +158,7 @@ function refusedRequest(err: ParserError, socket: ClientSocket): [string, string
 }
 
 /** The operation headers for the refused request (the document declares the edge's answers on every operation). */
-function refusedRequestHeaders(err: ParserError, socket: ClientSocket, headersOf: HeadersOf | undefined) {
-  const request = headersOf === undefined ? undefined : refusedRequest(err, socket);
-  if (request === undefined) return undefined;
-  const [method, target] = request;
+function operationHeaders([method, target]: [string, string], headersOf: HeadersOf | undefined) {
   // An absolute-form target names its path as the edge reads it (RFC 9112 section 3.2.2).
   const path = target.startsWith('/') ? target : URL.parse(target)?.pathname;
   return path === undefined ? undefined : headersOf?.(method, path);
@@ -184,8 +181,10 @@ function answerClientError(err: ParserError, socket: ClientSocket, headersOf?: H
           'malformed_request',
           'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
         ]);
-  const answer = () =>
-    endWith(socket, new AppError(code, message, { ...refusedRequestHeaders(err, socket, headersOf) }));
+  const request = refusedRequest(err, socket);
+  const headers = request === undefined ? undefined : operationHeaders(request, headersOf);
+  // A HEAD's answer is GET's without the content (RFC 9110 section 9.3.2).
+  const answer = () => endWith(socket, new AppError(code, message, { ...headers }), request?.[0] === 'HEAD');
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) answer();
   // Garbage pipelined behind a complete request: that request's response goes out first, whole, then this
@@ -200,19 +199,19 @@ function answerClientError(err: ParserError, socket: ClientSocket, headersOf?: H
  * Ends a socket no ServerResponse serves with a whole HTTP/1.1 answer carrying what every answer carries (Date, a
  * request id, the security headers); the id `parser-<uuid>` says no request reached the app (no log line has it).
  */
-function endWith(socket: Duplex, error: AppError): void {
+function endWith(socket: Duplex, error: AppError, head = false): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const body = JSON.stringify(error.toBody());
-  let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
-  head += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: parser-${randomUUID()}\r\n`;
+  let fields = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
+  fields += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: parser-${randomUUID()}\r\n`;
   for (const name in SECURITY_HEADER_CONTRACTS)
-    head += `${name}: ${(SECURITY_HEADER_CONTRACTS[name] as { value: string }).value}\r\n`;
-  for (const name in error.headers) head += `${name}: ${error.headers[name]}\r\n`;
+    fields += `${name}: ${(SECURITY_HEADER_CONTRACTS[name] as { value: string }).value}\r\n`;
+  for (const name in error.headers) fields += `${name}: ${error.headers[name]}\r\n`;
   socket.end(
-    `${head}Content-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `${fields}Content-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
 }

@@ -267,6 +267,18 @@ describe('requests Node refuses before the app sees them', () => {
     expect(unknown.headers.has('petstore-stability')).toBe(false);
   });
 
+  it('answers a refused HEAD with the headers alone, Content-Length included (RFC 9110 section 9.3.2)', async () => {
+    for (const raw of [
+      'HEAD /v1/pets/1 HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n',
+      `HEAD /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ]) {
+      const answer = parseRaw(await exchangeRaw(raw));
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(Number(answer.headers.get('content-length'))).toBeGreaterThan(0);
+      expect(answer.body).toBe('');
+    }
+  });
+
   it('does not write a second answer on a connection whose response has started', async () => {
     // A valid request answered in full, then garbage on the same kept-alive connection: exactly one 200,
     // then one 400 Error, never a response spliced into another.
