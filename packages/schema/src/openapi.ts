@@ -355,7 +355,8 @@ const SHARED_PARAMETERS: Record<string, unknown> = {
     required: false,
     description:
       'RFC 9110 section 13.1.1. The API sends no entity tags, so `*` is true (the resource exists) and any list of ' +
-      'tags is false: `412 precondition_failed`, and the method is not applied. A malformed field is ignored.',
+      'tags is false: `412 precondition_failed`, and the method is not applied. A malformed field names no tag, so ' +
+      'it is false too (412).',
     schema: { type: 'string' },
   },
   'If-None-Match': {
@@ -364,8 +365,8 @@ const SHARED_PARAMETERS: Record<string, unknown> = {
     required: false,
     description:
       'RFC 9110 section 13.1.2. `*` is false where the resource exists: `304` on GET and HEAD, `412` on other ' +
-      'methods (the method is not applied); a list of tags never matches (the API sends none). A malformed field ' +
-      'is ignored.',
+      'methods (the method is not applied); a list of tags never matches (the API sends none), and neither does a ' +
+      'malformed field.',
     schema: { type: 'string' },
   },
 };
@@ -446,7 +447,7 @@ function responses(
     result['304'] = {
       description:
         'Not Modified: `If-None-Match: *` and the resource exists (RFC 9110 section 13.1.2). No body; the headers ' +
-        'the 200 would carry (`Vary` included), without its `Link`.',
+        'the 200 would carry (`Vary` included), without a paged list\'s `Link: rel="next"`.',
       headers: { ...common, ...RATE_LIMITED, ...EVERY_RESPONSE },
     };
   }
@@ -586,7 +587,9 @@ const longDate = (isoDate: string) => {
 const DESCRIPTION = `The Pet Store HTTP/JSON interface: list, add and read animals held in a store.
 
 Every operation needs \`Authorization: Bearer <API key>\` (the scheme is case-insensitive). The key is checked
-before anything else, so a request without a valid key is \`401\` whatever else is wrong with it.
+before anything about the request's content, so a request without a valid key is \`401\` whatever else is wrong
+with its path, query, body or method; only a message that cannot be read with confidence (an ambiguous header, a
+bad request line: the edge's \`400\`, \`415\`, \`417\`, \`431\`, \`501\`) is answered before it.
 
 ## Decisions where the interface is silent
 

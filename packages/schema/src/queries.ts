@@ -116,7 +116,8 @@ export const PetIdPathSchema = z.pipe(
 
 const SINCE_DESCRIPTION =
   'Deliver the events after this event id (`0`: every event still kept). Absent, with no `Last-Event-ID`: only ' +
-  'events committed after the stream opened. An id older than what the service keeps is 410 `events_expired`.';
+  'events committed after the stream opened. An id older than what the service keeps, or past the last event, ' +
+  'is 410 `events_expired`.';
 const LAST_EVENT_ID_DESCRIPTION =
   "The id of the last event received, as text (what an EventSource's `Last-Event-ID` header and tRPC's " +
   'reconnecting subscription send): resume after it. It wins over `since` (a reconnect keeps the input it opened ' +

@@ -55,12 +55,15 @@ export const RATE_LIMIT_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract
 
 const COMMON_ERRORS = {
   401: {
-    description: 'Missing, malformed or unknown API key. Checked before anything else about the request.',
+    description:
+      "Missing, malformed or unknown API key. Checked before anything about the request's content (the edge's " +
+      'message-level refusals aside).',
     codes: ['unauthorized'],
     headers: {
       'WWW-Authenticate': {
         description:
-          '`Bearer realm="petstore"`, plus `error="invalid_token"` when a key was sent but is unknown.',
+          '`Bearer realm="petstore"`, plus `error="invalid_token"` when a key was sent but is unknown and ' +
+          '`error="invalid_request"` when the Bearer credential is malformed or sent twice (RFC 6750 section 3.1).',
         required: true,
       },
     },
@@ -76,7 +79,7 @@ const COMMON_ERRORS = {
     description:
       'A precondition is false (RFC 9110 section 13.2): `If-Match` names no current representation (the API ' +
       'sends no entity tags, so only `*` can match), or `If-None-Match: *` on an unsafe method, where the ' +
-      'resource exists. The method was not applied. A malformed field is ignored.',
+      'resource exists. The method was not applied. A malformed `If-Match` names no tag, so it is false too.',
     codes: ['precondition_failed'],
   },
   500: {
