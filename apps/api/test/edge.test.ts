@@ -266,6 +266,45 @@ describe('the request target is a path, on both transports', () => {
     expect(absolute.body).toEqual(plain.body);
   });
 
+  // RFC 3986 section 6.2.2.2: a percent-encoded unreserved character is that character (`/v1/pets/%65vents` is
+  // `/v1/pets/events`), so a normalising proxy or cache in front and the server name the same resource.
+  it('a path with unreserved characters percent-encoded is the same path (generated spellings)', async () => {
+    const unreserved = /[A-Za-z0-9\-._~]/;
+    const paths = ['/v1/pets?limit=1', '/v1/pets/1', '/v1/trpc/pets.list', '/v1/openapi.json', '/healthz'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...paths),
+        fc.infiniteStream(fc.boolean()),
+        fc.boolean(),
+        async (target, flips, lower) => {
+          const [path = '', query] = target.split('?');
+          const encoded = [...path]
+            .map((char) => {
+              if (!unreserved.test(char) || !flips.next().value) return char;
+              const hex = char.charCodeAt(0).toString(16).toUpperCase();
+              return `%${lower ? hex.toLowerCase() : hex}`;
+            })
+            .join('');
+          const spelled = query === undefined ? encoded : `${encoded}?${query}`;
+          const [plain, other] = [
+            await send('GET', target, [host, auth]),
+            await send('GET', spelled, [host, auth]),
+          ];
+          expect({ status: other.status, body: other.body.toString() }, spelled).toEqual({
+            status: plain.status,
+            body: plain.body.toString(),
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+    const events = await send('HEAD', '/v1/pets/%65vents', [host, auth]);
+    expect(events.status).toBe(200);
+    expect(events.headers.get('content-type')?.[0]).toMatch(/^text\/event-stream/);
+    // A reserved character stays what it is: `%2F` is no path separator.
+    expect((await send('GET', '/v1/pets%2F1', [host, auth])).status).toBe(404);
+  });
+
   it.each(['http://user@127.0.0.1/v1/pets', 'ftp://127.0.0.1/v1/pets', 'http:///v1/pets'])(
     'an absolute target that is not an http(s) URL with a host is 400: %s',
     async (target) => {

@@ -66,6 +66,25 @@ function toOriginForm(req: IncomingMessage): string | undefined {
   return absolute[1];
 }
 
+/** A percent-encoded unreserved character (RFC 3986 section 2.3): ALPHA, DIGIT, `-`, `.`, `_`, `~`. */
+const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
+
+/**
+ * Decodes the percent-encoded unreserved characters of the target's path (RFC 3986 section 6.2.2.2: `%65vents` is
+ * `events`), so every route, and a normalising proxy or cache in front, names the same resource by either spelling.
+ * Reserved ones (`%2F`) stay encoded; the query is its own reader's (queryOf).
+ */
+function normalizePath(req: IncomingMessage): void {
+  const url = req.url ?? '';
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  if (!path.includes('%')) return;
+  const decoded = path.replace(ENCODED_UNRESERVED, (code) =>
+    String.fromCharCode(Number.parseInt(code.slice(1), 16)),
+  );
+  if (decoded !== path) req.url = queryStart === -1 ? decoded : decoded + url.slice(queryStart);
+}
+
 /**
  * A request listener that puts every target in origin-form (toOriginForm) before `handler` routes it, and gives
  * `handler` each connection's requests one at a time (inTurn).
@@ -73,6 +92,7 @@ function toOriginForm(req: IncomingMessage): string | undefined {
 export function edgeListener(handler: RequestListener): RequestListener {
   return inTurn((req, res) => {
     toOriginForm(req);
+    normalizePath(req);
     handler(req, res);
   });
 }
