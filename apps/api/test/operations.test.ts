@@ -12,6 +12,7 @@ import { createApiKeysService } from '../src/keys/api-keys.service.js';
 import { createLogger } from '../src/logger.js';
 import { atStartOfRateWindow, call, expectError } from './support/http.js';
 import { openMigratedMemoryDatabase } from './support/memory-database.js';
+import { rawSend } from './support/raw-send.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import {
   DATABASE_KINDS,
@@ -356,6 +357,27 @@ describe('CORS when origins are configured', () => {
       expect(exposed).toContain(header);
     const other = await call(server.baseUrl, '/pets', { headers: { origin: 'https://evil.example.net' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('keeps Vary: Origin on every answer that echoes an origin, tRPC successes and streams included', async () => {
+    const origin = { origin: 'https://app.example.com' };
+    const list = encodeURIComponent('{"json":{"limit":1}}');
+    for (const [path, headers] of [
+      ['/pets', origin],
+      [`/trpc/pets.list?input=${list}`, origin],
+      [
+        `/trpc/pets.list?batch=1&input=${encodeURIComponent('{"0":{"json":{"limit":1}}}')}`,
+        { ...origin, 'trpc-accept': 'application/jsonl' },
+      ],
+    ] as const) {
+      const reply = await rawSend(server.baseUrl, path, {
+        headers: { authorization: `Bearer ${TEST_API_KEY}`, ...headers },
+      });
+      expect(reply.status, path).toBe(200);
+      expect(reply.headers.get('access-control-allow-origin'), path).toBe('https://app.example.com');
+      const vary = (reply.headers.get('vary') ?? '').toLowerCase().split(/, */);
+      expect(vary, path).toContain('origin');
+    }
   });
 
   it("names the server's methods and the conditional and MCP headers in a preflight; any other OPTIONS is the route's", async () => {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
 import type { TRPCErrorShape } from '@trpc/server/rpc';
 import { type AnyProcedure, getParseFn } from '@trpc/server/unstable-core-do-not-import';
+import vary from 'vary';
 import type { AppRouter } from './router.js';
 import type { TrpcContext } from './trpc.js';
 
@@ -154,7 +155,8 @@ export function createTrpcFastPath(
       'error' in outcome ? ((outcome.error.data as { httpStatus?: number }).httpStatus ?? 500) : 200,
     );
     res.statusCode = statuses.every((status) => status === statuses[0]) ? (statuses[0] as number) : 207;
-    res.setHeader('Vary', 'trpc-accept, accept');
+    // Added to the Vary the response has (CORS's Origin), as tRPC's own list.
+    res.setHeader('Vary', vary.append(String(res.getHeader('Vary') ?? ''), 'trpc-accept, accept'));
     const headers = responseHeaders(call.paths, errors.filter(Boolean));
     for (const name in headers) res.setHeader(name, headers[name] as string);
     const items = outcomes.map((outcome, index) => {

@@ -4,6 +4,7 @@ import { deprecationHeaders } from '@petstore/schema/internal';
 import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Request, RequestHandler, Response } from 'express';
+import vary from 'vary';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
@@ -231,6 +232,7 @@ export function trpcMiddleware(
     // A streamed answer writes its headers before its calls settle: a mutation's would go out without what its
     // write adds (Petstore-Read-After), so it is held until it ends; queries still stream.
     if (method === 'POST' && trpcAccept(req) === 'application/jsonl') holdUntilEnd(res);
+    keepVary(res);
     return handler(req, res, next);
   };
 }
@@ -240,6 +242,15 @@ function allowedMethods(types: readonly (string | undefined)[]): string {
   const takes = (method: 'GET' | 'POST') =>
     types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
   return [...(takes('GET') ? ['GET', 'HEAD'] : []), ...(takes('POST') ? ['POST'] : []), 'OPTIONS'].join(', ');
+}
+
+/** tRPC's handler sets its `Vary` over the one the response has (CORS's Origin): it is added to it instead. */
+function keepVary(res: ServerResponse): void {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = ((name: string, value: number | string | readonly string[]) =>
+    name.toLowerCase() === 'vary'
+      ? setHeader(name, vary.append(String(res.getHeader('Vary') ?? ''), String(value)))
+      : setHeader(name, value)) as ServerResponse['setHeader'];
 }
 
 /** Keeps a response's bytes, and so its headers, until it ends; then writes them at once. */
