@@ -25,8 +25,7 @@ type GetPetCode =
   | 'expectation_failed'
   | 'headers_too_large'
   | 'precondition_failed'
-  | 'request_timeout'
-  | 'not_implemented';
+  | 'request_timeout';
 
 describe('operationErrorOf(failure, operation)', () => {
   it('reads the body of either client when the operation declares its code', () => {

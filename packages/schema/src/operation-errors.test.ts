@@ -23,8 +23,7 @@ type SharedCode =
   | 'expectation_failed'
   | 'headers_too_large'
   | 'precondition_failed'
-  | 'request_timeout'
-  | 'not_implemented';
+  | 'request_timeout';
 
 describe('OperationErrorCode', () => {
   it("is the operation's own codes and the shared ones", () => {
@@ -49,7 +48,9 @@ describe('OperationErrorCode', () => {
   });
 
   it('leaves to the edge the codes no operation declares', () => {
-    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<'route_not_found' | 'method_not_allowed'>();
+    expectTypeOf<EdgeErrorCode>().toEqualTypeOf<
+      'route_not_found' | 'method_not_allowed' | 'not_implemented'
+    >();
   });
 
   it('pairs each code of an error body with its status', () => {
