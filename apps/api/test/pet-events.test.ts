@@ -189,8 +189,22 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     expect(PetEventSchema.parse(parseJson((await resumed.take(1))[0]?.data ?? '')).pet).toEqual(missed);
   });
 
-  it('refuses a position past the last event (a feed reset under the client) with 410', async () => {
+  it('refuses a position past the last event (a feed reset under the client) with 410, on tRPC too', async () => {
     expectError(await call(server.baseUrl, '/pets/events?since=9223372036854775807'), 410, 'events_expired');
+    // tRPC has no code for 410: its error still says 410 (`data.httpStatus`), never a 500 a client would retry.
+    const stream = await trpcFollow({ since: 9223372036854775807n });
+    try {
+      let first = (await stream.take(1))[0];
+      while (first?.event === 'connected' || first?.event === 'ping') first = (await stream.take(1))[0];
+      expect(first?.event).toBe('serialized-error');
+      const error = superjson.deserialize<{
+        data: { code: string; httpStatus: number; error: { status: number } };
+      }>(JSON.parse(first?.data ?? '{}'));
+      expect(error.data).toMatchObject({ httpStatus: 410, error: { status: 410 } });
+      expect(error.data.code).not.toBe('INTERNAL_SERVER_ERROR');
+    } finally {
+      stream.close();
+    }
   });
 
   it('gives a position the same verdict as since, as Last-Event-ID and as tRPC lastEventId (generated spellings)', async () => {

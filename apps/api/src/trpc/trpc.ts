@@ -20,7 +20,8 @@ export interface TrpcContext {
 /**
  * The tRPC code for each HTTP status of our error model, from tRPC's own table, so neither list is repeated. Where
  * two codes share a status (400: PARSE_ERROR, BAD_REQUEST), the general one, listed last, wins. A status tRPC has
- * no code for (417, 431: answered before any procedure) is INTERNAL_SERVER_ERROR, as for tRPC itself.
+ * no code for (410 events_expired; 417, 431: answered before any procedure) takes its class's (BAD_REQUEST for a
+ * 4xx), never a 500 a client would retry, and the error's `data.httpStatus` is the status itself.
  */
 const TRPC_CODE_BY_STATUS = new Map<number, TRPCError['code']>();
 for (const code of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPCError['code'][]) {
@@ -74,7 +75,11 @@ const t = initTRPC.context<TrpcContext>().create({
     if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
     const apiError: ApiError = (known ?? internalError()).toBody();
     const { stack: _stack, ...data } = shape.data;
-    return { ...shape, message: apiError.message, data: { ...data, error: apiError } };
+    return {
+      ...shape,
+      message: apiError.message,
+      data: { ...data, httpStatus: apiError.status, error: apiError },
+    };
   },
 });
 
@@ -90,7 +95,8 @@ export function toTrpcError(error: unknown): unknown {
 /** An AppError as the TRPCError whose code gives the HTTP status REST would send. */
 export function trpcErrorOf(cause: AppError): TRPCError {
   return new TRPCError({
-    code: TRPC_CODE_BY_STATUS.get(cause.status) ?? 'INTERNAL_SERVER_ERROR',
+    code:
+      TRPC_CODE_BY_STATUS.get(cause.status) ?? (cause.status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR'),
     message: cause.message,
     cause,
   });
