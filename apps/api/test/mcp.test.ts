@@ -342,6 +342,27 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     expect(vendor.structuredContent).toMatchObject({ name: 'Vendor JSON', categoryId: '1' });
   });
 
+  it('applies no call whose precondition is false: If-Match and If-None-Match: * are 412, as on REST and tRPC', async () => {
+    const count = async () =>
+      ((await rawToolCall(server, 'listPets', '{"limit":100}')).structuredContent as { items: unknown[] })
+        .items.length;
+    const before = await count();
+    const create = mcpToolCall('createPet', '{"name":"Conditional","categoryId":1}');
+    const conditions: Record<string, string>[] = [
+      { 'if-match': '"x"' },
+      { 'if-match': 'garbage' },
+      { 'if-none-match': '*' },
+    ];
+    for (const condition of conditions) {
+      const reply = await postMcp(server.baseUrl, create, { headers: condition });
+      expect(reply.status, JSON.stringify(condition)).toBe(412);
+      expect(await reply.json()).toMatchObject({ code: 'precondition_failed', status: 412 });
+    }
+    expect(await count()).toBe(before);
+    // A true one is no obstacle.
+    expect((await postMcp(server.baseUrl, create, { headers: { 'if-match': '*' } })).status).toBe(200);
+  });
+
   it('serves the protected-resource metadata under a path prefix too', async () => {
     const origin = server.baseUrl.replace(/\/v1$/, '');
     for (const path of [
