@@ -189,6 +189,15 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     expect(PetEventSchema.parse(parseJson((await resumed.take(1))[0]?.data ?? '')).pet).toEqual(missed);
   });
 
+  it('never compresses the feed, on REST or tRPC (each event must reach the client as it is written)', async () => {
+    const gzip = { ...AUTH, 'accept-encoding': 'gzip, br' };
+    for (const stream of [await follow('/pets/events', gzip), await trpcFollow({}, gzip)]) {
+      expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(stream.headers.get('content-encoding')).toBeNull();
+      stream.close();
+    }
+  });
+
   it('refuses a position past the last event (a feed reset under the client) with 410, on tRPC too', async () => {
     expectError(await call(server.baseUrl, '/pets/events?since=9223372036854775807'), 410, 'events_expired');
     // tRPC has no code for 410: its error still says 410 (`data.httpStatus`), never a 500 a client would retry.

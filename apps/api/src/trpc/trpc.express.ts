@@ -131,9 +131,11 @@ export function trpcMiddleware(
         cost: batch && procedures.length <= TRPC_MAX_BATCH_SIZE ? procedures.length : 1,
       });
       if (unreadable !== undefined) throw unreadable;
-      if (method === 'GET') compressAnswer?.(req, res);
       // The methods the named procedures take: a query or subscription GET (and HEAD), a mutation POST.
       const typeOf = (name: string) => procedureTable.get(name)?._def.type;
+      // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
+      if (method === 'GET' && !procedures.some((name) => typeOf(name) === 'subscription'))
+        compressAnswer?.(req, res);
       const allow = allowedMethods(procedures.map(typeOf));
       if (method !== 'GET' && method !== 'POST') return answerOtherMethod(req, res, allow);
       refuseInputHeaders(req, "the call's input");
