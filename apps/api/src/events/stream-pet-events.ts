@@ -7,9 +7,10 @@ import type { PetFeed } from './pet-feed.js';
 /**
  * Where a subscriber resumes: after `lastEventId` (text on both transports, decoded here), else `since`, else now.
  * Both given: a reconnect to the URL the stream was opened with, so `lastEventId` wins; one before `since` is a 400.
+ * An empty one is none, as in the WHATWG HTML standard (an EventSource whose last event id is empty sends none).
  */
 function resumePosition({ since, lastEventId }: OperationParsedInput<'streamPetEvents'>): bigint | undefined {
-  if (lastEventId === undefined || lastEventId === null) return since;
+  if (lastEventId === undefined || lastEventId === null || lastEventId === '') return since;
   const parsed = EventPositionTextSchema.safeParse(lastEventId);
   if (!parsed.success) {
     throw operationError<'streamPetEvents'>(
