@@ -1,7 +1,7 @@
 // The contract over the Model Context Protocol at /v1/mcp, over the same handlers as REST and tRPC; the official
-// SDK does the protocol, statelessly (any instance answers any call). One tool per REST operation that answers once, all of it from
-// the contract; arguments go through the operation's own input, the caller is admitted by the same guard, errors
-// are the contract's Error body. docs/interface-decisions.md "MCP".
+// SDK does the protocol, statelessly (any instance answers any call). One tool per REST operation that answers
+// once, all of it from the contract; arguments go through the operation's own input, the caller is admitted by the
+// same guard, errors are the contract's Error body. docs/interface-decisions.md "MCP".
 
 import { toWebRequest } from '@modelcontextprotocol/node';
 import {
