@@ -75,11 +75,9 @@ const t = initTRPC.context<TrpcContext>().create({
     if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
     const apiError: ApiError = (known ?? internalError()).toBody();
     const { stack: _stack, ...data } = shape.data;
-    return {
-      ...shape,
-      message: apiError.message,
-      data: { ...data, httpStatus: apiError.status, error: apiError },
-    };
+    // An error of ours says its own status, also one tRPC has no code for (410); tRPC's own errors keep theirs.
+    const httpStatus = toAppError(error.cause)?.status ?? data.httpStatus;
+    return { ...shape, message: apiError.message, data: { ...data, httpStatus, error: apiError } };
   },
 });
 
