@@ -76,9 +76,11 @@ const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]
  */
 function normalizePath(req: IncomingMessage): void {
   const url = req.url ?? '';
+  const percent = url.indexOf('%');
+  if (percent === -1) return;
   const queryStart = url.indexOf('?');
+  if (queryStart !== -1 && queryStart < percent) return;
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
-  if (!path.includes('%')) return;
   const decoded = path.replace(ENCODED_UNRESERVED, (code) =>
     String.fromCharCode(Number.parseInt(code.slice(1), 16)),
   );
