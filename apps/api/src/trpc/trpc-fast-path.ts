@@ -100,7 +100,8 @@ export type OutputWriters = ReadonlyMap<string, (value: unknown) => string | und
 /** Serves a call and says true, or says false without touching the response when tRPC's handler must answer. */
 export function createTrpcFastPath(
   appRouter: AppRouter,
-  responseHeaders: (paths: readonly string[], errors: readonly TRPCError[]) => Record<string, string>,
+  /** The headers the calls' errors carry (the deprecation headers are on the response already). */
+  errorHeaders: (errors: readonly TRPCError[]) => Record<string, string>,
   outputWriters: OutputWriters = new Map(),
 ) {
   const config = appRouter._def._config;
@@ -157,7 +158,7 @@ export function createTrpcFastPath(
     res.statusCode = statuses.every((status) => status === statuses[0]) ? (statuses[0] as number) : 207;
     // Added to the Vary the response has (CORS's Origin), as tRPC's own list.
     res.setHeader('Vary', vary.append(String(res.getHeader('Vary') ?? ''), 'trpc-accept, accept'));
-    const headers = responseHeaders(call.paths, errors.filter(Boolean));
+    const headers = errorHeaders(errors.filter(Boolean));
     for (const name in headers) res.setHeader(name, headers[name] as string);
     const items = outcomes.map((outcome, index) => {
       if ('result' in outcome) {

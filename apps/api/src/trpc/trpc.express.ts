@@ -34,10 +34,9 @@ export interface TrpcHttpDeps {
   compressAnswer?: ((req: Request, res: Response) => void) | undefined;
 }
 
-/** Headers of a tRPC answer: a deprecated procedure's, and those our errors carry (WWW-Authenticate, Retry-After). */
-function responseHeaders(paths: readonly string[], errors: readonly TRPCError[]): Record<string, string> {
+/** The headers our errors carry (WWW-Authenticate, Retry-After), for a tRPC answer that has them. */
+function errorHeaders(errors: readonly TRPCError[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const path of paths) Object.assign(headers, DEPRECATED.get(path));
   for (const error of errors) Object.assign(headers, toAppError(error.cause)?.headers);
   return headers;
 }
@@ -70,11 +69,11 @@ export function trpcMiddleware(
       return { caller, onInternalError, closeConnection: () => res.destroy() };
     },
     // Every answer's fixed headers again, over what the adapter writes (its streams say `no-cache, no-transform`).
-    responseMeta: ({ info, errors }) => ({
-      headers: { ...responseHeaders(info?.calls.map((call) => call.path) ?? [], errors), ...FIXED_RECORD },
+    responseMeta: ({ errors }) => ({
+      headers: { ...errorHeaders(errors), ...FIXED_RECORD },
     }),
   });
-  const fastPath = createTrpcFastPath(appRouter, responseHeaders, outputWriters);
+  const fastPath = createTrpcFastPath(appRouter, errorHeaders, outputWriters);
   const { byPath: procedureTable } = routerProcedures(appRouter);
 
   const sendTrpcError = (res: Response, error: unknown, path: string) => {
@@ -119,10 +118,12 @@ export function trpcMiddleware(
       // and all, is one name (and no procedure has a comma in its name: 404).
       const procedures = batch ? path.split(',') : [path];
       labelResponse(res, trpcLabel(procedures));
-      // A deprecated procedure's headers on every answer that names it, refusals before the call included (REST's
-      // getPet carries them on its 401, 405, 412...).
-      const deprecation = responseHeaders(procedures, []);
-      for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
+      // A deprecated procedure's headers, set once here for every answer that names it, refusals before the call
+      // included (REST's getPet carries them on its 401, 405, 412...).
+      for (const procedure of procedures) {
+        const deprecation = DEPRECATED.get(procedure);
+        for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
+      }
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         response: res,
