@@ -115,12 +115,6 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
   ],
 };
 
-/**
- * A request line Node's parser refused for its method alone: a method token (RFC 9110 section 9.1, case-sensitive)
- * it does not know, then a target and the version. A method is 501 (section 15.6.2), anything else malformed.
- */
-const UNKNOWN_METHOD = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [\x21-\x7e]+ HTTP\/1\.[01]\r?\n/;
-
 /** What a socket Node's parser gave up on carries, as far as this handler needs it: the response in flight. */
 type ClientSocket = Duplex & { _httpMessage?: ServerResponse | null };
 
@@ -129,27 +123,30 @@ const answering = new WeakSet<Duplex>();
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
 
-/** The line the parser stopped in: the chunk may hold earlier requests, answered already. */
-function failedLine({ rawPacket, bytesParsed = 0 }: ParserError): string {
-  if (rawPacket === undefined) return '';
-  const start = rawPacket.lastIndexOf(0x0a, Math.max(0, bytesParsed - 1)) + 1;
-  return rawPacket.subarray(start).toString('latin1');
-}
+/**
+ * A whole request line: a method token (RFC 9110 section 9.1, case-sensitive), a target, the version (RFC 9112
+ * section 3), and its end.
+ */
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) HTTP\/1\.[01]\r?\n$/;
 
-/** A request line: a method token, a target, the version (RFC 9112 section 3). */
-const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/1\.[01]\r?$/;
+/**
+ * The packet's lines, each with its line end, up to the one the parser stopped in, which is last (earlier
+ * requests, answered already, before it); a line not ended yet is no whole request line.
+ */
+function linesToFailure({ rawPacket, bytesParsed = 0 }: ParserError): string[] {
+  if (rawPacket === undefined) return [];
+  const text = rawPacket.toString('latin1');
+  const end = text.indexOf('\n', bytesParsed);
+  return (end === -1 ? text : text.slice(0, end + 1)).split(/(?<=\n)/);
+}
 
 /**
  * The method and target of the request the parser refused, when it got that far: the request being read (a
- * timeout mid-body), or the last request line of the packet up to the line where the parser stopped.
+ * timeout mid-body), or the last request line up to where the parser stopped.
  */
-function refusedRequest(err: ParserError, socket: ClientSocket): [string, string] | undefined {
+function refusedRequest(lines: readonly string[], socket: ClientSocket): [string, string] | undefined {
   const reading = socket._httpMessage?.req;
   if (reading !== undefined && !reading.complete) return [reading.method ?? '', reading.url ?? ''];
-  if (err.rawPacket === undefined) return undefined;
-  const text = err.rawPacket.toString('latin1');
-  const lineEnd = text.indexOf('\n', err.bytesParsed ?? 0);
-  const lines = (lineEnd === -1 ? text : text.slice(0, lineEnd)).split('\n');
   for (let index = lines.length - 1; index >= 0; index--) {
     const line = REQUEST_LINE.exec(lines[index] as string);
     if (line !== null) return [line[1] as string, line[2] as string];
@@ -171,8 +168,11 @@ function answerClientError(err: ParserError, socket: ClientSocket, headersOf?: H
     socket.destroy();
     return;
   }
+  const lines = linesToFailure(err);
+  // Refused for its method alone, in a well-formed request line: a method it does not know is 501 (RFC 9110
+  // section 15.6.2); anything else is malformed.
   const [code, message] =
-    err.code === 'HPE_INVALID_METHOD' && UNKNOWN_METHOD.test(failedLine(err))
+    err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.test(lines.at(-1) ?? '')
       ? ([
           'not_implemented',
           `The method is not implemented here; the API serves ${SERVER_METHODS}.`,
@@ -181,7 +181,7 @@ function answerClientError(err: ParserError, socket: ClientSocket, headersOf?: H
           'malformed_request',
           'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
         ]);
-  const request = refusedRequest(err, socket);
+  const request = refusedRequest(lines, socket);
   const headers = request === undefined ? undefined : operationHeaders(request, headersOf);
   // A HEAD's answer is GET's without the content (RFC 9110 section 9.3.2).
   const answer = () => endWith(socket, new AppError(code, message, { ...headers }), request?.[0] === 'HEAD');
