@@ -75,6 +75,14 @@ export function preconditionFailed(): AppError {
 }
 
 /**
+ * A request's preconditions before its content is read and anything is applied (RFC 9110 section 13.2.2): a false
+ * one throws the 412. REST's unsafe operations, every tRPC request and MCP's messages.
+ */
+export function refuseFalsePreconditions(req: IncomingMessage): void {
+  if (evaluatePreconditions(req.method as string, req.headers) === 'failed') throw preconditionFailed();
+}
+
+/**
  * A read's preconditions, once its answer is known to be a 2xx (RFC 9110 section 13.2.1: a 404 or a 503 stays one),
  * given the entity tag that answer carries, if any: true when the answer is a 304, sent here (with the headers set
  * so far); a false If-Match throws the 412; false when the answer is to be sent.

@@ -24,7 +24,7 @@ import { checkHead, readJsonBody } from './body.js';
 import { queryOf, refuseQuery } from './edge.js';
 import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
-import { evaluatePreconditions, preconditionFailed } from './preconditions.js';
+import { evaluatePreconditions, preconditionFailed, refuseFalsePreconditions } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
 
@@ -202,7 +202,7 @@ export function restHandler({
       // runs; on GET and HEAD once the operation has answered (a 404 is a 404 whatever they say).
       const safe = method === 'GET';
       const input = await readInput(op, req, res, segments, route.parameterNames, () => {
-        if (!safe && evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
+        if (!safe) refuseFalsePreconditions(req);
       });
       const { success } = op;
       if (success.stream !== undefined) {

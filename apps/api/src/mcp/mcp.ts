@@ -26,7 +26,7 @@ import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
 import { handleError, type InternalErrorSink, readRoute } from '../http/errors.js';
-import { answeredConditionally, evaluatePreconditions, preconditionFailed } from '../http/preconditions.js';
+import { answeredConditionally, refuseFalsePreconditions } from '../http/preconditions.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { parseOr400 } from '../http/rest.js';
@@ -344,7 +344,7 @@ export function mcpRouter(deps: McpDeps): Router {
       refuseQuery(req);
       refuseInputHeaders(req, "the tool's arguments");
       // A false precondition stops the message before it is read (RFC 9110 section 13.2.2), as on REST and tRPC.
-      if (evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
+      refuseFalsePreconditions(req);
       const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';

@@ -10,7 +10,7 @@ import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { queryOf, refuseInputHeaders } from '../http/edge.js';
 import { answerOtherMethod } from '../http/errors.js';
-import { evaluatePreconditions, preconditionFailed } from '../http/preconditions.js';
+import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { sendError, sendJsonText } from '../http/send.js';
 import { labelResponse, trpcLabel } from '../observability/operation-label.js';
@@ -188,7 +188,7 @@ export function trpcMiddleware(
       }
       // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2); tRPC sends no
       // entity tags, and `If-None-Match: *` on a query is no 304 (a batch's calls may fail; nothing is cached).
-      if (evaluatePreconditions(req.method, req.headers) === 'failed') throw preconditionFailed();
+      refuseFalsePreconditions(req);
       let inputText: string | undefined;
       let exactQueryInput: string | undefined;
       if (method === 'POST') {
