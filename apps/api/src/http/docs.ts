@@ -153,7 +153,7 @@ type Representation = ReturnType<typeof representation>;
  */
 function send(req: Request, res: Response, { body, type, cacheControl, etag: tag }: Representation): void {
   res.vary('Accept-Encoding').set({ 'Cache-Control': cacheControl, ETag: tag });
-  if (answeredConditionally(req, res, tag)) return;
+  if (answeredConditionally(req, res, { currentTag: tag })) return;
   Object.defineProperty(req, 'fresh', { value: false });
   res.set('Content-Type', type).send(body);
 }

@@ -1,6 +1,7 @@
 // Conditional requests (RFC 9110 section 13) for every route that honours them. Why not `fresh`: docs/development.md,
 // "Home-made parts"; preconditions.test.ts holds it to `fresh`'s verdict on every well-formed field.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import varyOn from 'vary';
 import { AppError } from '../errors.js';
 
 /** One entity tag of a field: `W/"xyz"` is `{ weak: true, opaque: 'xyz' }`. */
@@ -66,7 +67,7 @@ export function evaluatePreconditions(
 }
 
 /** The 412 of a false precondition: the method was not applied. */
-export function preconditionFailed(): AppError {
+function preconditionFailed(): AppError {
   return new AppError(
     'precondition_failed',
     'A precondition is false (If-Match or If-None-Match): the request was not applied. The API sends no entity ' +
@@ -85,16 +86,18 @@ export function refuseFalsePreconditions(req: IncomingMessage): void {
 /**
  * A read's preconditions, once its answer is known to be a 2xx (RFC 9110 section 13.2.1: a 404 or a 503 stays one),
  * given the entity tag that answer carries, if any: true when the answer is a 304, sent here (with the headers set
- * so far); a false If-Match throws the 412; false when the answer is to be sent.
+ * so far, and `vary`: what its 200 would vary on that a middleware adds only to a body, RFC 9110 section 15.4.5);
+ * a false If-Match throws the 412; false when the answer is to be sent.
  */
 export function answeredConditionally(
   req: IncomingMessage,
   res: ServerResponse,
-  currentTag?: string,
+  { currentTag, vary }: { currentTag?: string | undefined; vary?: string | undefined } = {},
 ): boolean {
   const verdict = evaluatePreconditions(req.method as string, req.headers, currentTag);
   if (verdict === 'proceed') return false;
   if (verdict === 'failed') throw preconditionFailed();
+  if (vary !== undefined) varyOn(res, vary);
   res.statusCode = 304;
   res.end();
   return true;

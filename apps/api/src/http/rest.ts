@@ -24,7 +24,7 @@ import { checkHead, readJsonBody } from './body.js';
 import { queryOf, refuseQuery } from './edge.js';
 import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
-import { evaluatePreconditions, preconditionFailed, refuseFalsePreconditions } from './preconditions.js';
+import { answeredConditionally, refuseFalsePreconditions } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
 
@@ -156,20 +156,6 @@ function nextLink(base: string, op: RestOperationContract, input: unknown, curso
   return `<${base}${op.path}?${query}>; rel="next"`;
 }
 
-/**
- * A read's preconditions, once it has its answer: true when that answer is a 304 (sent here, with the `Vary` its
- * 200 carries when it may be compressed: RFC 9110 section 15.4.5); a false If-Match throws the 412.
- */
-function answeredConditionally(req: Request, res: Response, compressed: boolean): boolean {
-  const verdict = evaluatePreconditions(req.method, req.headers);
-  if (verdict === 'proceed') return false;
-  if (verdict === 'failed') throw preconditionFailed();
-  if (compressed) res.vary('Accept-Encoding');
-  res.statusCode = 304;
-  res.end();
-  return true;
-}
-
 /** Serves every REST operation of the contract; anything else goes to the next handler. */
 export function restHandler({
   handlers,
@@ -216,11 +202,13 @@ export function restHandler({
           connection: { signal: stop.signal, close: () => res.destroy() },
         })) as PositionedEvents;
         // A 304 or a 412 opens no stream: its answer ends the response, whose close stops the operation.
-        if (answeredConditionally(req, res, false)) return;
+        if (answeredConditionally(req, res)) return;
         return await sendEventStream(req, res, events, { ...eventStream, onInternalError });
       }
       const result = await call(success.paged?.via ?? op.id, input, { caller });
-      if (safe && answeredConditionally(req, res, compressed)) return;
+      // A 304 of a compressed read carries the Vary its 200 would (compression adds it only to a body).
+      if (safe && answeredConditionally(req, res, { vary: compressed ? 'Accept-Encoding' : undefined }))
+        return;
       const { items: output, nextCursor } =
         success.paged === undefined
           ? { items: result, nextCursor: null }
