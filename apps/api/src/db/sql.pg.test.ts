@@ -306,6 +306,19 @@ afterAll(async () => {
 
 const twinUrls = () => twins as [TestDatabase, TestDatabase];
 
+/**
+ * The sequencer holds a pet back while any older transaction runs anywhere in the cluster (another test file's
+ * included), so A and B, sequenced a moment apart, could number different pets: wait until every pet of the
+ * database is older than every running transaction. That stays true (a transaction that starts later has a newer id).
+ */
+async function pastTheHorizon(pool: pg.Pool): Promise<void> {
+  const query =
+    'SELECT coalesce(max(txid), 0) < pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS past FROM pets';
+  while (!(await pool.query<{ past: boolean }>(query)).rows[0]?.past) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('the hot statements straight on pg answer what the driver adapter answers', () => {
   it(
     'every command of the callers, with generated arguments: equal rows or equal verdicts',
@@ -355,6 +368,7 @@ describe('the hot statements straight on pg answer what the driver adapter answe
           case 'feedHead':
             return readHead(tee.sql);
           case 'feedSequence':
+            await Promise.all([poolA, poolB].map(pastTheHorizon));
             return sequenceEvents(tee.sql, each.limit);
           case 'feedPage':
             return readEvents(tee.sql, each.after, each.limit);
