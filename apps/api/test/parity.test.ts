@@ -459,7 +459,7 @@ describe('REST, tRPC and MCP give the same verdict to the same input', () => {
   );
 
   it(
-    'names of Unicode White_Space (U+0085 included) and invisible characters: refused alike',
+    'names of Unicode White_Space (U+0085 included), invisible and control characters: refused alike',
     async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -571,8 +571,9 @@ const INTEGER_SPELLINGS: ((value: bigint) => string)[] = [
   (value) => `${value}e-1`,
   (value) => `${value}.0000000000000000001`,
 ];
-/** Unicode White_Space (PropList.txt) and default-ignorable characters, the oracle written out. */
+/** Unicode White_Space (PropList.txt), default-ignorable characters and controls (a sample), the oracle written out. */
 const WHITE_SPACE = [
   0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005,
   0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff, 0x200b, 0x2060,
+  0x01, 0x07, 0x1b, 0x7f, 0x90, 0x9f,
 ].map((code) => String.fromCodePoint(code));

@@ -39,7 +39,7 @@ function arbitraryOf(field: string, given: JsonSchema): fc.Arbitrary<unknown> {
         minLength: schema.minLength ?? 0,
         maxLength: Math.min(schema.maxLength ?? 40, 40),
       })
-      .filter((text) => /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u.test(text));
+      .filter((text) => /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}]/u.test(text));
   }
   if (schema.type === 'boolean') return fc.boolean();
   throw new Error(

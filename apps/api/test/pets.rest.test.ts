@@ -172,7 +172,7 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
       [
         'a blank name',
         '{"name":"   ","categoryId":1}',
-        /^name: must contain a character other than whitespace$/,
+        /^name: must contain a visible character, not only whitespace or control characters$/,
       ],
       ['a name too long', `{"name":"${'x'.repeat(256)}","categoryId":1}`, /^name: must be at most 255/],
       ['a numeric name', '{"name":5,"categoryId":1}', /^name: must be a string$/],

@@ -15,7 +15,7 @@ describe('the Add form', () => {
   it("refuses what NewPet refuses, with NewPet's messages", () => {
     expect(validateDraft({ name: '   ', categoryId: '1.5', status: '' })).toEqual({
       errors: {
-        name: 'must contain a character other than whitespace',
+        name: 'must contain a visible character, not only whitespace or control characters',
         categoryId: 'must be an integer (int64)',
       },
     });

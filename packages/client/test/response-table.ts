@@ -119,7 +119,7 @@ export const RESPONSE_CASES: ResponseCase[] = [
     status: 200,
     body: pet('"id":1,"name":"  ","categoryId":7'),
     expect: 'invalid_body',
-    detail: 'name: must contain a character other than whitespace',
+    detail: 'name: must contain a visible character, not only whitespace or control characters',
   },
   {
     name: 'a name of 256 characters',

@@ -603,7 +603,7 @@ bad request line: the edge's \`400\`, \`415\`, \`417\`, \`431\`, \`501\`) is ans
   body is \`400 validation_failed\`.
 - **Absent status:** a pet created without \`status\` has none, and the field is absent from every response;
   \`"status": null\` is never sent and is refused in requests.
-- **name:** 1-255 characters (Unicode code points), not only whitespace, valid Unicode without NUL; kept exactly
+- **name:** 1-255 characters (Unicode code points), not only whitespace or controls, valid Unicode without NUL; kept exactly
   as sent; not unique.
 - **int64** (\`id\`, \`categoryId\`): exact over the whole range, also above 2^53 where \`JSON.parse\` rounds. A
   number is accepted only when its text denotes an integer exactly (\`7\`, \`7.0\`, \`7e0\`, \`7000e-3\`);

@@ -48,7 +48,10 @@ describe('NewPet', () => {
   it.each([
     [{ name: 42, categoryId: 1 }, 'name: must be a string'],
     [{ name: '', categoryId: 1 }, 'name: must not be empty'],
-    [{ name: ' \t\n', categoryId: 1 }, 'name: must contain a character other than whitespace'],
+    [
+      { name: ' \t\n', categoryId: 1 },
+      'name: must contain a visible character, not only whitespace or control characters',
+    ],
     [
       { name: 'a'.repeat(PET_NAME_MAX_LENGTH + 1), categoryId: 1 },
       'name: must be at most 255 characters long',
@@ -171,13 +174,24 @@ const UNICODE_WHITE_SPACE = [
   0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005,
   0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
 ].map((code) => String.fromCodePoint(code));
-// Invisible by definition (Default_Ignorable_Code_Point), a sample.
-const INVISIBLE = ['\ufeff', '\u200b', '\u200d', '\u2060', '\u00ad', '\u034f'];
+// Invisible by definition (Default_Ignorable_Code_Point), a sample; and every control (Cc) but NUL (refused on its own).
+const INVISIBLE = [
+  '\ufeff',
+  '\u200b',
+  '\u200d',
+  '\u2060',
+  '\u00ad',
+  '\u034f',
+  ...[
+    ...Array.from({ length: 0x1f }, (_, i) => i + 1),
+    ...Array.from({ length: 0x21 }, (_, i) => i + 0x7f),
+  ].map((code) => String.fromCodePoint(code)),
+];
 
 const codePoint = (char: string) => `U+${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
 
-describe('NewPet name: not only whitespace, in any of Unicode White_Space', () => {
-  it('refuses every name made only of White_Space and invisible characters, in any mix', () => {
+describe('NewPet name: not only whitespace, in any of Unicode White_Space, or controls', () => {
+  it('refuses every name made only of White_Space, invisible and control characters, in any mix', () => {
     for (const char of [...UNICODE_WHITE_SPACE, ...INVISIBLE]) {
       expect(NewPetSchema.safeParse({ name: char.repeat(3), categoryId: 1 }).success, codePoint(char)).toBe(
         false,

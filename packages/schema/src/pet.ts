@@ -24,15 +24,17 @@ export const PET_NAME_MAX_LENGTH = 255;
 
 /**
  * A character that is neither Unicode White_Space (which includes U+0085 NEXT LINE, unlike JavaScript's `\s` and
- * `trim`) nor a default-ignorable one (U+FEFF, U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER...: invisible by
- * definition): a name made only of those shows nothing.
+ * `trim`), nor a default-ignorable one (U+FEFF, U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER...: invisible by
+ * definition), nor a control (Cc: U+0001 to U+001F, U+007F to U+009F, which show nothing or act on a terminal,
+ * like ESC): a name made only of those shows nothing. Unassigned code points count as visible: one this Node's
+ * Unicode does not know yet may be a client's new emoji.
  */
-const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}]/u;
 
 /**
  * The animal's name, stored and returned exactly as sent (never trimmed or normalised). Our decisions where
- * the interface is silent: 1..255 characters, at least one of them visible (not Unicode White_Space nor
- * default-ignorable), valid Unicode (no lone
+ * the interface is silent: 1..255 characters, at least one of them visible (not Unicode White_Space,
+ * default-ignorable or a control), valid Unicode (no lone
  * surrogates) and no NUL character, which PostgreSQL text cannot hold. Names need not be unique.
  */
 export const PetNameSchema = z
@@ -43,7 +45,10 @@ export const PetNameSchema = z
       error: `must be at most ${PET_NAME_MAX_LENGTH} characters long`,
       abort: true,
     }),
-    z.refine((name) => VISIBLE.test(name), 'must contain a character other than whitespace'),
+    z.refine(
+      (name) => VISIBLE.test(name),
+      'must contain a visible character, not only whitespace or control characters',
+    ),
     z.refine(
       (name) => name.isWellFormed() && !name.includes('\u0000'),
       'must be valid Unicode text without NUL characters',
@@ -62,7 +67,7 @@ export const NewPetSchema = z
     {
       name: PetNameSchema.check(
         z.describe(
-          "The animal's name. 1 to 255 characters (Unicode code points), not only whitespace, valid Unicode " +
+          "The animal's name. 1 to 255 characters (Unicode code points), not only whitespace or controls, valid Unicode " +
             'without NUL. Stored and returned exactly as sent (never trimmed or normalised); need not be unique.',
         ),
       ),

@@ -176,7 +176,11 @@ describe.each(DATABASE_KINDS)('the internal web app in Chromium, API on %s', (ki
     await page.getByLabel('Name').fill('Spot');
     await page.getByLabel('Category id').fill('7');
     await page.getByRole('button', { name: 'Add pet' }).click();
-    await expectText(page, '#name-error', 'Name must contain a character other than whitespace');
+    await expectText(
+      page,
+      '#name-error',
+      'Name must contain a visible character, not only whitespace or control characters',
+    );
     expect(await focusedId(page)).toBe('name');
     expect(await page.locator('#categoryId-error').count()).toBe(0);
     expect(await petsNamed('   ')).toEqual([]);
