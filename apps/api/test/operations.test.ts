@@ -455,6 +455,21 @@ describe('pnpm keys (the CLI)', () => {
       expect(revoked.status, revoked.stderr).toBe(0);
       expectError(await call(api.baseUrl, '/pets', { apiKey: key }), 401, 'unauthorized');
       expect(keysCli('revoke', '999999').status).toBe(1);
+      // An id past int64 names no key: the CLI's own message, not the database's error.
+      const tooLarge = keysCli('revoke', '99999999999999999999');
+      expect([tooLarge.status, tooLarge.stderr]).toEqual([
+        2,
+        'not a key id: 99999999999999999999 (see pnpm keys list)\n',
+      ]);
+      // A name `list` could not print on one tab-separated line is refused, and nothing is issued.
+      for (const name of ['evil\tname', 'two\nlines', ' ', '\u001b[2J']) {
+        const refused = keysCli('create', name);
+        expect(refused.status, name).toBe(2);
+        expect(refused.stderr).toMatch(
+          /^key name .*: must have a visible character and no control characters/,
+        );
+      }
+      expect(keysCli('list').stdout.trim().split('\n')).toHaveLength(1);
       expect(keysCli('frobnicate').status).toBe(2);
     } finally {
       await api.close();

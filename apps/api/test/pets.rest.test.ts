@@ -66,6 +66,11 @@ describe.each(DATABASE_KINDS)('REST /v1 on %s', (kind) => {
       ['Token test-key-0123456789abcdef', ''],
       ['test-key-0123456789abcdef', ''],
       ['Bearer test-key-0123456789abcdef extra', ', error="invalid_request"'],
+      // Only spaces may follow the scheme (RFC 9110 section 11.4), but these are still attempts at Bearer.
+      ['Bearer\ttest-key-0123456789abcdef', ', error="invalid_request"'],
+      ['Bearer,test-key-0123456789abcdef', ', error="invalid_request"'],
+      ['Bearerx test-key-0123456789abcdef', ''],
+      ['Bearer_ test-key-0123456789abcdef', ''],
     ])('refuses a malformed Authorization header %j', async (authorization, error) => {
       const reply = await call(base, '/pets', { headers: { authorization } });
       expectError(reply, 401, 'unauthorized');

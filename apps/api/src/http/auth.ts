@@ -9,6 +9,8 @@ import type { Caller } from '../operations.js';
 // `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110 section 11.1), the token is a
 // b64token (RFC 6750 section 2.1).
 const BEARER = new RegExp(`^bearer +(${API_KEY_TOKEN}) *$`, 'i');
+/** The scheme is Bearer, whatever follows (a tab, a comma): not a token character, so not another scheme's name. */
+const BEARER_ATTEMPT = /^bearer(?![-!#$%&'*+.^_`|~\w])/i;
 
 /** Resolves a presented key to its caller, or undefined when the key is unknown or revoked. */
 export type KeyVerifier = (key: string) => Promise<Caller | undefined>;
@@ -99,7 +101,7 @@ export async function authenticate(
   if (token === undefined) {
     throw new UnauthorizedError(
       'malformed Authorization header: expected "Bearer <API key>"',
-      /^bearer(?: |$)/i.test(authorization) ? 'invalid_request' : undefined,
+      BEARER_ATTEMPT.test(authorization) ? 'invalid_request' : undefined,
     );
   }
   const caller = await verify(token);

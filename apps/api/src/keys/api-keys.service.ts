@@ -7,6 +7,19 @@ import { sha256 } from './api-key-digest.js';
 export const ISSUED_KEY_PREFIX = 'psk_';
 const SHOWN_PREFIX_LENGTH = ISSUED_KEY_PREFIX.length + 8;
 
+/** What a key's name may be: `pnpm keys list` prints it on one tab-separated line, so no control (tab, newline). */
+export const KEY_NAME_MAX_LENGTH = 100;
+const KEY_NAME = /^(?=.*[^\p{White_Space}\p{Default_Ignorable_Code_Point}])[^\p{Cc}]+$/u;
+
+/** The key name's problem, or undefined when `name` is a good one. */
+export function keyNameProblem(name: string): string | undefined {
+  if ([...name].length > KEY_NAME_MAX_LENGTH) return `must be at most ${KEY_NAME_MAX_LENGTH} characters long`;
+  if (!name.isWellFormed() || !KEY_NAME.test(name)) {
+    return 'must have a visible character and no control characters (tab, newline...)';
+  }
+  return undefined;
+}
+
 export interface IssuedKey {
   id: bigint;
   name: string;

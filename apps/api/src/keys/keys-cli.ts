@@ -1,8 +1,9 @@
 // `pnpm keys create <name>` | `pnpm keys list` | `pnpm keys revoke <id>`: manages the API keys stored in the
 // database the app uses (DATABASE_URL, or the embedded PGlite in DATA_DIR). Applies pending migrations first.
+import { INT64_MAX } from '@petstore/schema';
 import { ConfigError, parseConfig } from '../config.js';
 import { withConfiguredDatabase } from '../db/with-configured-database.js';
-import { createApiKeysService } from './api-keys.service.js';
+import { createApiKeysService, keyNameProblem } from './api-keys.service.js';
 
 const USAGE = 'usage: pnpm keys create <name> | pnpm keys list | pnpm keys revoke <id>';
 
@@ -17,12 +18,18 @@ async function run(args: string[]): Promise<number> {
   return withConfiguredDatabase(parseConfig(process.env), async (database) => {
     const keys = createApiKeysService(database.prisma);
     if (command === 'create') {
+      const problem = keyNameProblem(argument ?? '');
+      if (problem !== undefined) {
+        console.error(`key name ${JSON.stringify(argument)}: ${problem}`);
+        return 2;
+      }
       const issued = await keys.create(argument ?? '');
       console.log(
         `created key ${issued.id} "${issued.name}". It is shown once; store it now:\n${issued.key}`,
       );
     } else if (command === 'revoke') {
-      if (!/^\d+$/.test(argument ?? '')) {
+      // An id is a positive int64 (the column's type): larger digits name no key rather than fail in the database.
+      if (!/^\d+$/.test(argument ?? '') || BigInt(argument ?? '0') > INT64_MAX) {
         console.error(`not a key id: ${argument} (see pnpm keys list)`);
         return 2;
       }
