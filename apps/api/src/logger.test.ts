@@ -118,7 +118,15 @@ describe('the access log line', () => {
     const logger = pino({ level: 'info', base: undefined }, { write: (line: string) => lines.push(line) });
     const log = createAccessLog(logger) as NonNullable<ReturnType<typeof createAccessLog>>;
     log('req-1', 'GET', '/v1/pets/"x"', 404, 1.23456);
-    log('req-2', 'POST', '/v1/pets', 201, 0.5, '0af7651916cd43dd8448eb211c80319c');
+    log(
+      'req-2',
+      'POST',
+      '/v1/pets',
+      201,
+      0.5,
+      '0af7651916cd43dd8448eb211c80319c',
+      'key:0123456789abcdef0123456789abcdef',
+    );
     const [first, second] = lines.map((line) => JSON.parse(line));
     expect(first).toEqual({
       level: 30,
@@ -133,6 +141,7 @@ describe('the access log line', () => {
     expect(second).toMatchObject({
       requestId: 'req-2',
       traceId: '0af7651916cd43dd8448eb211c80319c',
+      caller: 'key:0123456789abcdef0123456789abcdef',
       status: 201,
     });
     expect(createAccessLog(pino({ level: 'warn' }, { write: () => {} }))).toBeUndefined();

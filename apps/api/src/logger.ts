@@ -21,7 +21,11 @@ export function createLogger(level: LogLevel) {
 
 export type Logger = ReturnType<typeof createLogger>;
 
-/** Writes one access-log line: request id, method, path, status, duration in ms, and the trace id when traced. */
+/**
+ * Writes one access-log line: request id, method, path, status, duration in ms, the trace id when traced, and the
+ * caller once its key was accepted (`key:` and 32 hex digits of the key's digest: the identity idempotency and the
+ * rate limit use, never the key).
+ */
 export type AccessLog = (
   requestId: string,
   method: string,
@@ -29,11 +33,15 @@ export type AccessLog = (
   status: number,
   ms: number,
   traceId?: string,
+  caller?: string,
 ) => void;
 
 /** The access log (docs/development.md, the ledger); undefined when the level leaves request lines out. */
 export function createAccessLog(logger: Logger): AccessLog | undefined {
   if (!logger.isLevelEnabled('info')) return undefined;
-  return (requestId, method, path, status, ms, traceId) =>
-    logger.info({ requestId, traceId, method, path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
+  return (requestId, method, path, status, ms, traceId, caller) =>
+    logger.info(
+      { requestId, traceId, caller, method, path, status, ms: Math.round(ms * 1000) / 1000 },
+      'request',
+    );
 }

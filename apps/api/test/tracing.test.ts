@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
+import { callerIdentity, sha256 } from '../src/keys/api-key-digest.js';
 import { type ApiProcess, RELIABILITY_API_KEY, startApiProcess } from './reliability/api-process.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 
@@ -143,6 +144,9 @@ describe('traces: OpenTelemetry over OTLP/HTTP to a receiver, on PostgreSQL', ()
     expect(listPets?.parentSpanId).toBe(restParent);
     expect(attribute(listPets as OtlpSpan, 'http.response.status_code')).toBe(200);
     expect(attribute(listPets as OtlpSpan, 'petstore.transport')).toBe('rest');
+    // The caller as idempotency and the rate limit name it (from the key, never the key), on every transport.
+    const caller = callerIdentity(sha256(RELIABILITY_API_KEY));
+    expect(attribute(listPets as OtlpSpan, 'enduser.id')).toBe(caller);
     expect(rest.headers.get('traceresponse')).toContain((listPets as OtlpSpan).spanId);
     const restQueries = childrenOf(listPets as OtlpSpan);
     expect(restQueries.map((span) => span.name)).toEqual(['SELECT pets']);
@@ -153,10 +157,12 @@ describe('traces: OpenTelemetry over OTLP/HTTP to a receiver, on PostgreSQL', ()
     const [create] = server(trpcTrace);
     expect(create?.name).toBe('pets.create');
     expect(attribute(create as OtlpSpan, 'petstore.transport')).toBe('trpc');
+    expect(attribute(create as OtlpSpan, 'enduser.id')).toBe(caller);
     expect(childrenOf(create as OtlpSpan).map((span) => span.name)).toEqual(['INSERT pets']);
 
     const [readyz] = server(readyTrace);
     expect(readyz?.name).toBe('readyz');
+    expect(attribute(readyz as OtlpSpan, 'enduser.id')).toBeUndefined();
     const readyQueries = childrenOf(readyz as OtlpSpan);
     expect(readyQueries.map((span) => span.name)).toEqual(['SELECT _prisma_migrations']);
     expect(readyQueries[0]?.kind).toBe(3);
@@ -171,6 +177,7 @@ describe('traces: OpenTelemetry over OTLP/HTTP to a receiver, on PostgreSQL', ()
       .split('\n')
       .find((entry) => entry.includes('"msg":"request"') && entry.includes(restTrace));
     expect(line).toContain('"path":"/v1/pets"');
-    expect(JSON.parse(line as string)).toMatchObject({ traceId: restTrace, status: 200 });
+    expect(JSON.parse(line as string)).toMatchObject({ traceId: restTrace, caller, status: 200 });
+    expect(api.output()).not.toContain(RELIABILITY_API_KEY);
   });
 });

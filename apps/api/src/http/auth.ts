@@ -118,6 +118,11 @@ export interface AccessRequest {
   response?: Pick<ServerResponse, 'setHeader'> | undefined;
 }
 
+const CALLER = Symbol('petstore.caller');
+
+/** The caller a response answers (its {@link Caller} subject), once the guard admitted the request: the access log's and the span's. */
+export const callerOf = (res: object): string | undefined => (res as { [CALLER]?: string })[CALLER];
+
 /** Authenticates, then charges the rate limit: every transport calls it first, once per HTTP request. */
 export type AccessGuard = (
   authorization: string | string[] | undefined,
@@ -146,6 +151,7 @@ export function createAccessGuard(
       }
       throw error;
     }
+    if (request.response !== undefined) (request.response as { [CALLER]?: string })[CALLER] = caller.subject;
     if (rateLimit !== undefined) {
       const headers = rateLimitHeaders(await rateLimit(caller.subject, request.cost));
       for (const name in headers) request.response?.setHeader(name, headers[name] as string);

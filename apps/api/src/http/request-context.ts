@@ -11,6 +11,7 @@ import {
   responseLabel,
 } from '../observability/operation-label.js';
 import type { RequestTracer } from '../observability/request-tracer.js';
+import { callerOf } from './auth.js';
 import { OPENAPI_PATH } from './docs.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -36,8 +37,8 @@ export interface RequestObservers {
 
 /**
  * Every request, first: an id (the caller's X-Request-Id when sane, else a UUID) and the security headers; when
- * finished, an access-log line (never headers, bodies or query values that might carry secrets), its metrics
- * and the end of its span, labelled by operation (observability/operation-label.ts), never by path.
+ * finished, an access-log line (never headers, bodies or query values that might carry secrets; the caller as the
+ * guard named it, never the key), its metrics and the end of its span, labelled by operation (observability/operation-label.ts), never by path.
  */
 export function requestContext({ accessLog, metrics, tracer }: RequestObservers): RequestHandler {
   const observed = accessLog !== undefined || metrics !== undefined || tracer !== undefined;
@@ -57,19 +58,19 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
       if (metrics !== undefined || span !== undefined) {
         const label = responseLabel(res);
         metrics?.observe(label, req.method, status, ms / 1000);
-        span?.end(label, status);
+        span?.end(label, status, callerOf(res));
       }
       if (accessLog !== undefined) {
         const queryStart = url.indexOf('?');
         let path = queryStart === -1 ? url : url.slice(0, queryStart);
         if (path.length > LOGGED_PATH_MAX) path = `${path.slice(0, LOGGED_PATH_MAX)}…`;
-        accessLog(requestId, req.method, path, status, ms, span?.traceId);
+        accessLog(requestId, req.method, path, status, ms, span?.traceId, callerOf(res));
       }
     });
     if (span === undefined) next();
     else {
       // A client that goes away before the answer: the span still ends (as aborted).
-      res.once('close', () => span.end(responseLabel(res), 0));
+      res.once('close', () => span.end(responseLabel(res), 0, callerOf(res)));
       span.run(next);
     }
   };

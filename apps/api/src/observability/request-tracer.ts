@@ -11,8 +11,8 @@ export interface TracedRequest {
   readonly traceId: string;
   /** Runs the rest of the request inside the span's context, so database spans become its children. */
   run(next: () => void): void;
-  /** Names the span by the operation, records the status and ends it; later calls do nothing. */
-  end(label: OperationLabel, status: number): void;
+  /** Names the span by the operation, records the status and the caller (`enduser.id`) and ends it; later calls do nothing. */
+  end(label: OperationLabel, status: number, caller?: string): void;
 }
 
 export interface RequestTracer {

@@ -68,9 +68,10 @@ export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tra
     const traced: TracedRequest = {
       traceId: spanContext.traceId,
       run: (next) => context.with(active, next),
-      end(label: OperationLabel, status: number) {
+      end(label: OperationLabel, status: number, caller?: string) {
         if (ended) return;
         ended = true;
+        if (caller !== undefined) span.setAttribute('enduser.id', caller);
         span.updateName(label.operation === 'unknown' ? `${method} unknown` : label.operation);
         span.setAttribute('petstore.operation', label.operation);
         span.setAttribute('petstore.transport', label.transport);
