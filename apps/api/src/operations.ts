@@ -4,6 +4,11 @@ import type { OperationId, OperationOutput, OperationParsedInput } from '@petsto
 export interface Caller {
   /** `callerIdentity` of the key (keys/api-key-digest.ts): what idempotency scopes and rate limits are kept under. */
   subject: string;
+  /**
+   * An issued key's SHA-256 digest (the one `subject` is made from), by which an open stream re-checks that the key
+   * was not revoked since. Absent for a key of API_KEYS, which only a restart removes.
+   */
+  issuedKeyHash?: Buffer;
 }
 
 /** The connection a streaming operation (the change feed) answers on. */

@@ -68,6 +68,8 @@ async function main(): Promise<void> {
   const { keepAliveMs: eventsKeepAliveMs, listenUrl, ...feedOptions } = config.events;
   const petFeed = createPetFeed(sql, await database.petEventWakeups(listenUrl), {
     ...feedOptions,
+    // Also the period of the re-check of each stream's issued key (pet-feed.ts recheckKeys).
+    keepAliveMs: eventsKeepAliveMs,
     onError: (error) => logger.warn({ err: error }, 'the change feed could not read the outbox'),
   });
   const app = createApp({

@@ -5,6 +5,7 @@ import { type Pet, PetEventSchema, PetSchema, parseJson } from '@petstore/schema
 import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKeysService } from '../src/keys/api-keys.service.js';
 import { call, expectError } from './support/http.js';
 import { openSse, type SseStream } from './support/sse.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
@@ -325,6 +326,73 @@ describe('a filtered stream on PGlite', () => {
       expect(text).not.toMatch(/^event:/m);
     } finally {
       stop.abort();
+      await server.close();
+    }
+  });
+});
+
+describe.each(DATABASE_KINDS)('a stream whose issued key is revoked, on %s', (kind) => {
+  it('ends on REST (event: error, 401 body) and on tRPC (serialized-error, 401), and a reconnect is 401', async () => {
+    // The keep-alive is short here: it is the bound within which a stream sees its key revoked.
+    const server = await startTestServer(kind, 'pet-events-revoked', { eventsKeepAliveMs: 100 });
+    const keys = createApiKeysService(server.database.prisma);
+    const issued = await keys.create('stream reader');
+    const auth = { authorization: `Bearer ${issued.key}` };
+    const input = encodeURIComponent(JSON.stringify(superjson.serialize({})));
+    const rest = await openSse(`${server.baseUrl}/pets/events`, auth);
+    const trpc = await openSse(`${server.baseUrl}/trpc/pets.events?input=${input}`, auth);
+    const dataEvents = async (stream: SseStream, kinds: string[]) => {
+      const seen: { event: string; data: string }[] = [];
+      for (;;) {
+        const event = await stream.next();
+        if (event === undefined) return seen;
+        if (kinds.includes(event.event)) seen.push(event);
+      }
+    };
+    try {
+      expect([rest.status, trpc.status]).toEqual([200, 200]);
+      const create = async (name: string) => {
+        const reply = await call(server.baseUrl, '/pets', {
+          method: 'POST',
+          body: JSON.stringify({ name, categoryId: 1 }),
+        });
+        expect(reply.status).toBe(201);
+        return PetSchema.parse(reply.body);
+      };
+      // Both streams follow (each delivers a pet created before the revocation).
+      const before = await create('before');
+      expect(PetEventSchema.parse(parseJson((await rest.next())?.data ?? 'null')).pet.id).toBe(before.id);
+      let first = await trpc.next();
+      while (first?.event !== 'message') first = await trpc.next();
+      expect(PetEventSchema.parse(superjson.deserialize(JSON.parse(first.data))).pet.id).toBe(before.id);
+
+      await keys.revoke(issued.id);
+      const after = await create('after revocation');
+      // Each stream ends, telling the client why: what it delivered before is at most the pet created meanwhile.
+      const restTail = await dataEvents(rest, ['pet.created', 'error']);
+      const restError = restTail.at(-1);
+      expect(restError?.event).toBe('error');
+      expect(parseJson(restError?.data ?? 'null')).toMatchObject({ status: 401, code: 'unauthorized' });
+      for (const event of restTail.slice(0, -1)) {
+        expect(PetEventSchema.parse(parseJson(event.data)).pet.id).toBe(after.id);
+      }
+      const trpcTail = await dataEvents(trpc, ['message', 'serialized-error']);
+      const trpcError = trpcTail.at(-1);
+      expect(trpcError?.event).toBe('serialized-error');
+      const error = superjson.deserialize<{
+        data: { code: string; httpStatus: number; error: { code: string } };
+      }>(JSON.parse(trpcError?.data ?? '{}'));
+      expect(error.data).toMatchObject({
+        code: 'UNAUTHORIZED',
+        httpStatus: 401,
+        error: { code: 'unauthorized' },
+      });
+      expect(trpcTail.length).toBeLessThanOrEqual(2);
+      // A reconnect (EventSource reconnects after an end) is refused.
+      expectError(await call(server.baseUrl, '/pets/events', { apiKey: issued.key }), 401, 'unauthorized');
+    } finally {
+      rest.close();
+      trpc.close();
       await server.close();
     }
   });

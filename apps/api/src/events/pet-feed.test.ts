@@ -31,6 +31,7 @@ function feedOptions(overrides: Partial<PetFeedOptions> = {}): PetFeedOptions & 
     pruneIntervalMs: 3_600_000,
     maxPerCaller: 100,
     stallMs: 3_600_000,
+    keepAliveMs: 3_600_000,
     onError: (error) => errors.push(error),
     errors,
     ...overrides,

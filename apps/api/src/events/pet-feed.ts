@@ -5,6 +5,7 @@ import { sqlStateOf } from '../db/database-errors.js';
 import type { Sql } from '../db/sql.js';
 import type { Wakeups } from '../db/wakeups.js';
 import { operationError, serviceUnavailable } from '../errors.js';
+import { createIssuedKeyLookup } from '../keys/api-keys.service.js';
 import {
   type PetEventRecord,
   pruneEvents,
@@ -29,6 +30,11 @@ export interface FollowOptions {
   status?: PetStatus | undefined;
   /** Who follows (the caller's subject): at most maxPerCaller open follows each, on this process. */
   subject: string;
+  /**
+   * The caller's issued key (Caller.issuedKeyHash): re-checked every keepAliveMs, and once it is revoked the
+   * iterator rejects with 401 `unauthorized`. Absent for a key of API_KEYS (not revocable while running).
+   */
+  issuedKeyHash?: Buffer | undefined;
   /** Ends the iterator (promptly, also while it waits for events). */
   signal: AbortSignal;
   /** Called when the follower is closed for not taking an available event within stallMs. */
@@ -58,7 +64,7 @@ export interface PetFeed {
 export interface PetFeedOptions
   extends Pick<
     EventsConfig,
-    'pollIntervalMs' | 'retentionSeconds' | 'pruneIntervalMs' | 'maxPerCaller' | 'stallMs'
+    'pollIntervalMs' | 'retentionSeconds' | 'pruneIntervalMs' | 'maxPerCaller' | 'stallMs' | 'keepAliveMs'
   > {
   /** Events per database read (hub and catch-up); 100 by default. */
   pageSize?: number;
@@ -87,15 +93,25 @@ const expired = (after: bigint, prunedThrough: bigint) =>
       `then follow from ${prunedThrough} or later`,
   );
 
+const revoked = () =>
+  operationError<'streamPetEvents'>(
+    'unauthorized',
+    'the API key of this stream was revoked: the stream ends, and a request with that key is refused',
+  );
+
 interface Follower {
   /** Called when the hub has read (or failed to read): the follower looks again. */
   wake: (() => void) | undefined;
+  /** The follower's issued key, re-checked by the hub (FollowOptions.issuedKeyHash). */
+  issuedKeyHash: Buffer | undefined;
   finish(): void;
+  /** Finishes it, its next() rejecting with `error` (once) instead of ending. */
+  fail(error: Error): void;
   hasAvailable(): boolean;
 }
 
 export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOptions): PetFeed {
-  const { pollIntervalMs, retentionSeconds, pruneIntervalMs, maxPerCaller, stallMs } = options;
+  const { pollIntervalMs, retentionSeconds, pruneIntervalMs, maxPerCaller, stallMs, keepAliveMs } = options;
   const { pageSize = 100, ringSize = 1000 } = options;
   const onError = (error: unknown) => {
     try {
@@ -210,6 +226,35 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     return reading;
   }
 
+  // Issued keys are never cached, so a revocation is a 401 from the next request; an open stream made no request
+  // since, so each keep-alive period the hub looks up the distinct keys its followers hold (the statement a request
+  // runs, once per key, not per stream or event) and fails the followers of a revoked one.
+  const findActiveKey = createIssuedKeyLookup(sql);
+  let rechecking: Promise<void> | undefined;
+  function recheckKeys() {
+    if (closed || rechecking !== undefined) return;
+    const byKey = new Map<string, Follower[]>();
+    for (const follower of followers) {
+      if (follower.issuedKeyHash === undefined) continue;
+      const key = follower.issuedKeyHash.toString('base64');
+      byKey.set(key, [...(byKey.get(key) ?? []), follower]);
+    }
+    if (byKey.size === 0) return;
+    rechecking = (async () => {
+      for (const group of byKey.values()) {
+        try {
+          if ((await findActiveKey(group[0]?.issuedKeyHash as Buffer)) !== undefined) continue;
+        } catch (error) {
+          onError(error); // unknown: the stream stays open, and the next period looks again
+          continue;
+        }
+        for (const follower of group) follower.fail(revoked());
+      }
+    })().finally(() => {
+      rechecking = undefined;
+    });
+  }
+
   function prune() {
     if (closed || pruning !== undefined) return;
     pruning = pruneEvents(sql, retentionSeconds)
@@ -225,6 +270,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   });
   const pollTimer = setInterval(() => void refresh(), pollIntervalMs).unref();
   const pruneTimer = setInterval(prune, pruneIntervalMs).unref();
+  const keyTimer = setInterval(() => void recheckKeys(), keepAliveMs).unref();
   void refresh();
 
   const shuttingDown = () =>
@@ -257,9 +303,13 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     return current;
   }
 
-  function open(start: bigint, { status, subject, signal, onStalled }: FollowOptions): Following {
+  function open(
+    start: bigint,
+    { status, subject, issuedKeyHash, signal, onStalled }: FollowOptions,
+  ): Following {
     let position = start;
     let finished = false;
+    let failure: Error | undefined;
     /** A page read from the database while catching up, served before anything else. */
     let held: PetEventRecord[] = [];
     let heldLast: bigint | undefined;
@@ -272,6 +322,12 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
     const follower: Follower = {
       wake: undefined,
+      issuedKeyHash,
+      fail(error) {
+        if (finished) return;
+        failure = error;
+        follower.finish();
+      },
       finish() {
         if (finished) return;
         finished = true;
@@ -317,7 +373,12 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
     async function pull(): Promise<IteratorResult<PetEventRecord>> {
       for (;;) {
-        if (finished) return DONE;
+        if (finished) {
+          const error = failure;
+          failure = undefined;
+          if (error !== undefined) throw error;
+          return DONE;
+        }
         while (held.length > 0) {
           const event = held.shift() as PetEventRecord;
           position = event.id;
@@ -344,7 +405,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
           if (!finished) await waitForHub();
           continue;
         }
-        if (finished) return DONE;
+        if (finished) continue; // the loop's head says how it ends (a revoked key: with the error)
         if (position < page.prunedThrough) {
           follower.finish();
           throw expired(position, page.prunedThrough);
@@ -424,8 +485,9 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       clearInterval(pollTimer);
       if (wakeTimer !== undefined) clearTimeout(wakeTimer);
       clearInterval(pruneTimer);
+      clearInterval(keyTimer);
       for (const follower of [...followers]) follower.finish();
-      await Promise.all([reading, pruning]);
+      await Promise.all([reading, pruning, rechecking]);
     },
     wake() {
       // Coalesced (WAKE_COALESCE_MS), and outside the creating request's context: the hub's reads are none of its

@@ -37,6 +37,7 @@ export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
       after: resumePosition(input),
       status: input.status,
       subject: caller.subject,
+      issuedKeyHash: caller.issuedKeyHash,
       signal: connection?.signal ?? new AbortController().signal,
       onStalled: connection?.close,
     });

@@ -52,7 +52,7 @@ export function createKeyVerifier(
       unknown.set(cacheKey, now + negativeTtlMs);
       return undefined;
     }
-    return { subject: callerIdentity(candidate) };
+    return { subject: callerIdentity(candidate), issuedKeyHash: candidate };
   };
 }
 

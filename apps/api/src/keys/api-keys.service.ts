@@ -50,7 +50,7 @@ export function createApiKeysService(prisma: PrismaClient) {
       return prisma.apiKey.findMany({ select, orderBy: { id: 'asc' } });
     },
 
-    /** Revokes a key; effective for the next request on every instance (keys are not cached). */
+    /** Revokes a key: 401 from the next request on every instance (keys are not cached); its open streams end within EVENTS_KEEPALIVE_MS (pet-feed.ts). */
     async revoke(id: bigint): Promise<IssuedKey | undefined> {
       const row = await prisma.apiKey.findUnique({ select, where: { id } });
       if (row === null) return undefined;

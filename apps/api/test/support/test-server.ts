@@ -112,6 +112,7 @@ export async function startTestServer(
     follow: async (options: FollowOptions) => {
       feed ??= createPetFeed(database.sql, await database.petEventWakeups(), {
         ...EVENTS_DEFAULTS,
+        keepAliveMs: appOptions.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs,
         onError: () => {},
       });
       return feed.follow(options);
