@@ -5,6 +5,7 @@ import { type Pet, PetEventSchema, PetSchema, parseJson } from '@petstore/schema
 import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneEvents } from '../src/events/pet-events.store.js';
 import { createApiKeysService } from '../src/keys/api-keys.service.js';
 import { call, expectError } from './support/http.js';
 import { openSse, type SseStream } from './support/sse.js';
@@ -393,6 +394,50 @@ describe.each(DATABASE_KINDS)('a stream whose issued key is revoked, on %s', (ki
     } finally {
       rest.close();
       trpc.close();
+      await server.close();
+    }
+  });
+});
+
+describe.each(DATABASE_KINDS)('a feed some of whose events were pruned, on %s', (kind) => {
+  it('since=0 is every event still kept, on REST and tRPC; a Last-Event-ID of 0 is 410 (what it missed is gone)', async () => {
+    const server = await startTestServer(kind, 'pet-events-pruned');
+    const streams: SseStream[] = [];
+    try {
+      const create = async (name: string) => {
+        const reply = await call(server.baseUrl, '/pets', {
+          method: 'POST',
+          body: JSON.stringify({ name, categoryId: 1 }),
+        });
+        expect(reply.status).toBe(201);
+        return PetSchema.parse(reply.body);
+      };
+      const firstEvent = async (stream: SseStream) => {
+        for (;;) {
+          const [event] = await stream.take(1);
+          if (event?.event === 'pet.created') return PetEventSchema.parse(parseJson(event.data));
+          if (event?.event === 'message')
+            return PetEventSchema.parse(superjson.deserialize(JSON.parse(event.data)));
+          if (event?.event !== 'connected' && event?.event !== 'ping' && event?.event !== undefined) {
+            throw new Error(`unexpected ${event.event}: ${event.data}`);
+          }
+        }
+      };
+      // One event numbered (seen on a stream), then pruned: the feed keeps none of it.
+      const pruned = await create('pruned');
+      streams.push(await openSse(`${server.baseUrl}/pets/events?since=0`, AUTH));
+      expect((await firstEvent(streams[0] as SseStream)).pet).toEqual(pruned);
+      expect(await pruneEvents(server.database.sql, 0)).toBe(1);
+      const kept = await create('kept');
+      const input = encodeURIComponent(JSON.stringify(superjson.serialize({ since: 0n })));
+      streams.push(await openSse(`${server.baseUrl}/pets/events?since=0`, AUTH));
+      streams.push(await openSse(`${server.baseUrl}/trpc/pets.events?input=${input}`, AUTH));
+      for (const stream of streams.slice(1)) expect((await firstEvent(stream)).pet).toEqual(kept);
+      // Position 0 given back by a client (an empty feed's `id: 0`) is a position like any other.
+      const resumed = await call(server.baseUrl, '/pets/events', { headers: { 'last-event-id': '0' } });
+      expectError(resumed, 410, 'events_expired');
+    } finally {
+      for (const stream of streams) stream.close();
       await server.close();
     }
   });

@@ -26,6 +26,8 @@ export type { PetEventRecord } from './pet-events.store.js';
 export interface FollowOptions {
   /** Deliver the events after this id; undefined: from now (the last committed event at the time of the call). */
   after?: bigint | undefined;
+  /** `since=0`, "every event still kept": an `after` below what is kept starts at the oldest kept event, not 410. */
+  everythingKept?: boolean | undefined;
   /** Yield only events of pets with this status (the position still advances past the others). */
   status?: PetStatus | undefined;
   /** Who follows (the caller's subject): at most maxPerCaller open follows each, on this process. */
@@ -284,12 +286,16 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   };
 
   /** The feed's head for a new follower after `after`, once `after` is known to be a position it can serve. */
-  async function startingPoint(after: bigint | undefined) {
+  async function startingPoint(given: bigint | undefined, everythingKept: boolean | undefined) {
+    let after = given;
     // From now: the events committed so far are numbered first, so that "now" comes after them (only a pet whose
     // transaction is older than a write still running then may be delivered: it is numbered after that write).
     if (after === undefined) await sequence(true);
     const current = await readHead(sql);
-    if (after !== undefined && after < current.prunedThrough) throw expired(after, current.prunedThrough);
+    if (after !== undefined && after < current.prunedThrough) {
+      if (!everythingKept) throw expired(after, current.prunedThrough);
+      after = current.prunedThrough;
+    }
     // An id this database never gave (restored or reset under the client): waiting for the ids to climb past it
     // would skip everything in between.
     if (after !== undefined && after > current.head) {
@@ -300,7 +306,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       );
     }
     if (closed) throw shuttingDown();
-    return current;
+    return { ...current, after };
   }
 
   function open(
@@ -455,7 +461,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   return {
     async follow(followOptions) {
       if (closed) throw shuttingDown();
-      const { after, subject, signal } = followOptions;
+      const { subject, signal } = followOptions;
       const open0 = openPerSubject.get(subject) ?? 0;
       if (open0 >= maxPerCaller) {
         throw operationError<'streamPetEvents'>(
@@ -466,15 +472,17 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       }
       // Counted from now, so that follows checking at the same time cannot pass the limit together.
       openPerSubject.set(subject, open0 + 1);
-      const current = await startingPoint(after).catch((error: unknown) => {
-        releaseSlot(subject);
-        throw error;
-      });
+      const current = await startingPoint(followOptions.after, followOptions.everythingKept).catch(
+        (error: unknown) => {
+          releaseSlot(subject);
+          throw error;
+        },
+      );
       if (head === undefined) head = ringStart = current.head;
       // Committed events the hub has not read yet: read them now rather than at the next poll.
       if (head !== undefined && head < current.head) void refresh();
       // The reservation becomes the follower's own count, given back by its finish().
-      const iterator = open(after ?? current.head, followOptions);
+      const iterator = open(current.after ?? current.head, followOptions);
       if (signal.aborted) await iterator.return?.();
       return iterator;
     },

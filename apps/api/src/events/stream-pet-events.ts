@@ -35,6 +35,8 @@ export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
   ): Promise<AsyncIterable<PetEvent>> =>
     feed.follow({
       after: resumePosition(input),
+      // `since=0` is every event still kept; a Last-Event-ID of 0 is a position like any other (410 once pruned).
+      everythingKept: input.since === 0n && (input.lastEventId ?? '') === '',
       status: input.status,
       subject: caller.subject,
       issuedKeyHash: caller.issuedKeyHash,
