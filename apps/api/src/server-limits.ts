@@ -71,7 +71,7 @@ export function createHttpServer(
     handler,
   );
   server.maxConnections = limits.maxConnections;
-  guardServer(server, handler, headersOf);
+  guardServer(server, handler, { headersOf });
   return server;
 }
 
@@ -80,10 +80,14 @@ export function createHttpServer(
  * refusals get an Error body; no header field is dropped (Node keeps 2,000: the edge refuses over 100 with 431);
  * `100 Continue` waits until the body is read (edge.ts deferContinue); CONNECT is 501, not a silent close.
  */
-export function guardServer(server: Server, handler: RequestListener, headersOf?: HeadersOf): void {
+export function guardServer(
+  server: Server,
+  handler: RequestListener,
+  { headersOf, methods = SERVER_METHODS }: { headersOf?: HeadersOf; methods?: string } = {},
+): void {
   server.maxHeadersCount = 0;
   server.on('clientError', (err: ParserError, socket: ClientSocket) =>
-    answerClientError(err, socket, headersOf),
+    answerClientError(err, socket, methods, headersOf),
   );
   // The edge answers an Expect other than 100-continue with 417, logged and counted like its other refusals.
   server.on('checkExpectation', handler);
@@ -95,7 +99,7 @@ export function guardServer(server: Server, handler: RequestListener, headersOf?
   // 405 must): a method no resource here supports is 501, as an unknown one is (docs/interface-decisions.md).
   server.on('connect', (_req, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    const message = `CONNECT is not implemented here (this server is not a proxy); the API serves ${SERVER_METHODS}.`;
+    const message = `CONNECT is not implemented here (this server is not a proxy); it serves ${methods}.`;
     endWith(socket, new AppError('not_implemented', message));
   });
 }
@@ -161,7 +165,12 @@ function operationHeaders([method, target]: [string, string], headersOf: Headers
   return path === undefined ? undefined : headersOf?.(method, path);
 }
 
-function answerClientError(err: ParserError, socket: ClientSocket, headersOf?: HeadersOf): void {
+function answerClientError(
+  err: ParserError,
+  socket: ClientSocket,
+  methods: string,
+  headersOf?: HeadersOf,
+): void {
   if (answering.has(socket)) return;
   answering.add(socket);
   if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -173,10 +182,7 @@ function answerClientError(err: ParserError, socket: ClientSocket, headersOf?: H
   // section 15.6.2); anything else is malformed.
   const [code, message] =
     err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.test(lines.at(-1) ?? '')
-      ? ([
-          'not_implemented',
-          `The method is not implemented here; the API serves ${SERVER_METHODS}.`,
-        ] as const)
+      ? (['not_implemented', `The method is not implemented here; it serves ${methods}.`] as const)
       : (CLIENT_ERRORS[err.code ?? ''] ?? [
           'malformed_request',
           'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',

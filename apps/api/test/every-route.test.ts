@@ -3,7 +3,7 @@
 // answered 404 to POST, Express's text/plain to OPTIONS, and 200 to `If-Match: "x"` or `If-None-Match: *`. The
 // paths are read from the app's own router and the contract, not listed here, so a route added later is walked too.
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { API_BASE_PATH, contract, type OperationContract } from '@petstore/schema';
 import { fillPath, isRestOperation } from '@petstore/schema/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,5 +157,17 @@ describe('the metrics listener', () => {
     const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const { answers, expected } = await answersOf(root, '/metrics');
     expect(answers).toEqual(expected);
+  });
+
+  it('says the methods it serves, not those of the API, when a method is not implemented (501)', async () => {
+    const port = (server.address() as AddressInfo).port;
+    for (const head of ['FOO /metrics HTTP/1.1', 'CONNECT example.com:443 HTTP/1.1']) {
+      const socket = connect(port, '127.0.0.1');
+      socket.end(`${head}\r\nHost: x\r\n\r\n`);
+      let text = '';
+      for await (const chunk of socket) text += chunk;
+      expect(text, head).toMatch(/^HTTP\/1\.1 501 /);
+      expect(text, head).toContain('serves GET, HEAD, OPTIONS.');
+    }
   });
 });

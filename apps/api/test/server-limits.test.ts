@@ -279,6 +279,17 @@ describe('requests Node refuses before the app sees them', () => {
     }
   });
 
+  it('closes the connection after a request asking to upgrade it, so a request pipelined behind is sent again, not lost', async () => {
+    // Node reads nothing more of the connection after such a request: without the close, /readyz waited for ever.
+    const client = await open();
+    client.socket.write(
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    await client.closed;
+    expect(client.received().match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ']);
+    expect(client.received()).toMatch(/\r\nConnection: close\r\n/i);
+  });
+
   it('does not write a second answer on a connection whose response has started', async () => {
     // A valid request answered in full, then garbage on the same kept-alive connection: exactly one 200,
     // then one 400 Error, never a response spliced into another.

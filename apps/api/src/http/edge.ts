@@ -95,6 +95,10 @@ export function edgeListener(handler: RequestListener): RequestListener {
   return inTurn((req, res) => {
     toOriginForm(req);
     normalizePath(req);
+    // Node's parser reads nothing more of a connection after a request asking to upgrade it (the rest would be
+    // the new protocol's), so a request pipelined behind one would wait for ever: this one's answer closes the
+    // connection instead (RFC 9112 section 9.6), and the client sends the rest again. We upgrade to nothing.
+    if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
     handler(req, res);
   });
 }

@@ -43,7 +43,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
     );
   });
   const server = createServer({ requireHostHeader: false }, listener);
-  guardServer(server, listener);
+  guardServer(server, listener, { methods: READ_ALLOW });
   server.listen(port, host);
   await once(server, 'listening'); // rejects on 'error'
   return server;
