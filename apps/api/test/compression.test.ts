@@ -159,6 +159,42 @@ describe.each([
     }
   });
 
+  it('answers every tRPC HEAD with the headers GET sends, whoever writes the answer (RFC 9110 section 9.3.2)', async () => {
+    // Every header but the message's own framing and the ones that differ per message.
+    const PER_MESSAGE = new Set(['date', 'transfer-encoding', 'connection', 'keep-alive', 'x-request-id']);
+    const headersOf = (reply: ByteReply) =>
+      Object.fromEntries(
+        [...reply.headers].filter(([name]) => !PER_MESSAGE.has(name) && !name.startsWith('ratelimit')),
+      );
+    // Answers of the fast path and of tRPC's own handler, long and short, successes and refusals.
+    const requests: [string, Record<string, string>][] = [
+      [`/trpc/pets.list?input=${trpcInput({ limit: 100 })}`, {}], // a query, large
+      [`/trpc/pets.get?input=${trpcInput({ petId: 999999n })}`, {}], // a query's 404
+      ['/trpc/nope', {}], // no such procedure: tRPC's own handler
+      ['/trpc/nope,alsonope?batch=1', {}],
+      [`/trpc/pets.list,pets.list?batch=1&input=${trpcInput({ 0: { limit: 100 }, 1: {} })}`, {}], // a batch
+      ['/trpc/pets.list,nope?batch=1', {}], // a batch with an unknown call (207)
+      ['/trpc/pets.list,pets.list?batch=1', { 'trpc-accept': 'application/jsonl' }], // streamed
+      ['/trpc/pets.list?input=%7B', {}], // unreadable input
+      [`/trpc/pets.list?input=${trpcInput({ limit: 'x' })}`, {}], // invalid input
+    ];
+    const encodings = [undefined, 'gzip', 'br', 'gzip, br', 'deflate', 'identity', '*', 'gzip;q=0, br;q=0'];
+    for (const [path, extra] of requests) {
+      for (const accept of encodings) {
+        const headers = { ...extra, ...(accept === undefined ? {} : { 'accept-encoding': accept }) };
+        const got = await send(server.baseUrl, path, { headers });
+        const head = await send(server.baseUrl, path, { method: 'HEAD', headers });
+        expect(head.bytes.length).toBe(0);
+        expect({ path, accept, status: head.status, headers: headersOf(head) }).toEqual({
+          path,
+          accept,
+          status: got.status,
+          headers: headersOf(got),
+        });
+      }
+    }
+  });
+
   it('codes the docs and the OpenAPI document, and an error body only when large enough', async () => {
     const origin = server.baseUrl.replace(/\/v1$/, '');
     for (const path of ['/docs/assets/swagger-ui-bundle.js', '/v1/openapi.json']) {

@@ -334,6 +334,10 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
         ['pets.list', 'GET, HEAD, OPTIONS', 'POST'],
         ['pets.create', 'POST, OPTIONS', 'GET'],
         ['pets.list,pets.create?batch=1', 'OPTIONS', 'POST'],
+        // A batch naming a known procedure exists (its GET answers each call; the unknown one's is a 404 inside):
+        // its methods are the known procedures'.
+        ['pets.list,nope?batch=1', 'GET, HEAD, OPTIONS', 'POST'],
+        ['nope,pets.create?batch=1', 'POST, OPTIONS', 'GET'],
       ];
       for (const [target, allow, wrong] of allowed) {
         const options = await rawSend(server.baseUrl, `/trpc/${target}`, {
@@ -352,6 +356,45 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
           ).toEqual({
             status: 405,
             allow,
+          });
+        }
+      }
+    });
+
+    it('answers every method on a path naming no known procedure with 404 route_not_found, as GET, never 405', async () => {
+      const auth = { authorization: `Bearer ${TEST_API_KEY}` };
+      // A probe found OPTIONS 204 and PUT 405 there, with `Allow: GET, HEAD, POST, OPTIONS`; REST's unknown paths
+      // are 404 to every method.
+      for (const target of [
+        'nope',
+        'pets.nope',
+        'nope?batch=1',
+        'nope,alsonope?batch=1',
+        'pets.list,pets.create', // no batch: one name, commas and all
+      ]) {
+        const calls = target.endsWith('?batch=1') ? target.split('?')[0]?.split(',').length : undefined;
+        const input = JSON.stringify(
+          calls === undefined
+            ? { json: {} }
+            : Object.fromEntries(Array.from({ length: calls }, (_, i) => [i, { json: {} }])),
+        );
+        for (const method of ['GET', 'HEAD', 'POST', 'OPTIONS', 'PUT', 'DELETE', 'PATCH', 'TRACE']) {
+          const reply = await rawSend(server.baseUrl, `/trpc/${target}`, {
+            method,
+            headers: method === 'POST' ? { ...auth, 'content-type': 'application/json' } : auth,
+            ...(method === 'POST' ? { body: input } : {}),
+          });
+          // REST's Error body (a method tRPC does not speak), tRPC's error, or a batch's list of them.
+          const body = reply.text === '' ? undefined : (parseJson(reply.text) as { code?: string });
+          const codes = [body ?? []].flat().map((one) => one.code ?? errorOf(one).code);
+          const code = codes.length === 0 ? undefined : [...new Set(codes)].join();
+          expect(
+            { status: reply.status, allow: reply.headers.get('allow'), code },
+            `${method} ${target}`,
+          ).toEqual({
+            status: 404,
+            allow: null,
+            code: method === 'HEAD' ? undefined : 'route_not_found',
           });
         }
       }

@@ -137,8 +137,15 @@ export function trpcMiddleware(
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
       if (method === 'GET' && !procedures.some((name) => typeOf(name) === 'subscription'))
         compressAnswer?.(req, res);
-      const allow = allowedMethods(procedures.map(typeOf));
-      if (method !== 'GET' && method !== 'POST') return answerOtherMethod(req, res, allow);
+      const types = procedures.map(typeOf);
+      if (method !== 'GET' && method !== 'POST') {
+        // A path naming no procedure is no path, whatever the method: 404, as GET and POST get from tRPC below
+        // (REST's unknown paths too), never a 204 or 405 with an `Allow` made up for it.
+        if (types.every((type) => type === undefined)) {
+          throw new AppError('route_not_found', `no route for ${req.method} ${req.baseUrl}${target}`);
+        }
+        return answerOtherMethod(req, res, allowedMethods(types));
+      }
       refuseInputHeaders(req, "the call's input");
       if (batch && procedures.length > TRPC_MAX_BATCH_SIZE) {
         throw new AppError(
@@ -168,7 +175,11 @@ export function trpcMiddleware(
           type === 'subscription'
             ? `${misplaced} is a subscription: open it alone with GET (httpSubscriptionLink)`
             : `${misplaced} is a ${type}: send it with ${type === 'query' ? 'GET' : 'POST'}${hint}`;
-        sendTrpcError(res, new AppError('method_not_allowed', message, { Allow: allow }), path);
+        sendTrpcError(
+          res,
+          new AppError('method_not_allowed', message, { Allow: allowedMethods(types) }),
+          path,
+        );
         return;
       }
       // tRPC reads `batch` and, on a GET, `input`; anything else in the query would be ignored, and a POST's
@@ -216,11 +227,16 @@ export function trpcMiddleware(
       }
       callers.set(req, caller);
       if (req.method === 'HEAD') {
-        // tRPC answers HEAD with a bare 204 (a warm-up): it is shown the GET, whose first byte of body ends the
-        // answer (a subscription would otherwise stream into a body Node leaves out, holding the connection).
+        // tRPC answers HEAD with a bare 204 (a warm-up): it is shown the GET, whose first chunk of body ends the
+        // answer (a subscription would otherwise stream into a body Node leaves out, holding the connection). That
+        // chunk is written as GET writes it, so what sets headers from the body (compression: a coding, and
+        // chunked rather than a length) sets HEAD's as GET's; Node leaves the bytes out.
         const asGet: Request = Object.create(req, { method: { value: 'GET' } });
         callers.set(asGet, caller);
-        res.write = (() => {
+        const { write } = res;
+        res.write = ((...args: Parameters<Response['write']>) => {
+          if (res.writableEnded) return true;
+          write.apply(res, args);
           res.end();
           return true;
         }) as Response['write'];
@@ -228,7 +244,11 @@ export function trpcMiddleware(
       }
     } catch (error) {
       // A method tRPC does not speak at all is answered as any other path would answer it.
-      if (error instanceof AppError && error.code === 'method_not_allowed') sendError(res, error);
+      if (
+        error instanceof AppError &&
+        (error.code === 'method_not_allowed' || error.code === 'route_not_found')
+      )
+        sendError(res, error);
       else sendTrpcError(res, error, path);
       return;
     }
@@ -240,7 +260,10 @@ export function trpcMiddleware(
   };
 }
 
-/** `Allow` for procedures of these types (undefined: no such procedure, which any method reaches as a 404). */
+/**
+ * `Allow` for procedures of these types, at least one known. An unknown one (undefined) in a batch constrains
+ * nothing: the batch's GET or POST answers it with a 404 inside, the known calls with theirs.
+ */
 function allowedMethods(types: readonly (string | undefined)[]): string {
   const takes = (method: 'GET' | 'POST') =>
     types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
