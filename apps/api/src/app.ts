@@ -243,6 +243,13 @@ export function createApp(deps: AppDeps): express.Express {
       onToolError: (error, tool) => logInternalError(error, { tool }),
       deprecatedTools: deps.mcpDeprecatedTools,
       publicBaseUrl: deps.publicBaseUrl,
+      // The browser origins CORS serves, and the public URLs' own (docs/interface-decisions.md, "MCP": Origin).
+      allowedOrigins: [
+        ...(deps.corsOrigins ?? []),
+        ...[...(deps.servers ?? []).map(({ url }) => url), deps.publicBaseUrl]
+          .filter((url) => url !== undefined)
+          .map((url) => new URL(url).origin),
+      ],
     }),
   );
   if (deps.metrics !== undefined || deps.tracer !== undefined) routes.use(labelOtherRoutes);

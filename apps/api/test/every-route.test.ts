@@ -1,7 +1,8 @@
 // Every path the server reads out answers the other methods, OPTIONS and preconditions by one rule
 // (answerOtherMethod, evaluatePreconditions): the probes, the documentation, the MCP metadata and the metrics
-// answered 404 to POST, Express's text/plain to OPTIONS, and 200 to `If-Match: "x"` or `If-None-Match: *`. The
-// paths are read from the app's own router and the contract, not listed here, so a route added later is walked too.
+// answered 404 to POST, Express's text/plain to OPTIONS, and 200 to `If-Match: "x"` or `If-None-Match: *`. So does
+// every other routed path (the MCP endpoint answered OPTIONS with the SDK's 405 and `Allow: POST`). The paths are
+// read from the app's own router and the contract, not listed here, so a route added later is walked too.
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { API_BASE_PATH, contract, type OperationContract } from '@petstore/schema';
@@ -21,18 +22,22 @@ interface Layer {
 /** A value for each parameter a route's path has (`/docs/assets/:file`). */
 const SAMPLES: Readonly<Record<string, string>> = { file: 'favicon.png' };
 
-/** Every path a route of `stack` serves GET on: optional parts (`{/*prefix}`) left out, parameters from SAMPLES. */
-function routedGetPaths(stack: readonly Layer[]): string[] {
+/**
+ * Every path a route of `stack` serves, and whether it serves GET: optional parts (`{/*prefix}`) left out,
+ * parameters from SAMPLES.
+ */
+function routedPaths(stack: readonly Layer[]): { path: string; read: boolean }[] {
   return stack.flatMap((layer) => {
-    if (layer.handle?.stack !== undefined) return routedGetPaths(layer.handle.stack);
-    if (layer.route?.methods.get !== true) return [];
+    if (layer.handle?.stack !== undefined) return routedPaths(layer.handle.stack);
+    if (layer.route === undefined) return [];
+    const read = layer.route.methods.get === true;
     return [
       layer.route.path.replace(/\{[^}]*\}/g, '').replace(/[:*](\w+)/g, (_match, name: string) => {
         const sample = SAMPLES[name];
         if (sample === undefined) throw new Error(`no sample value for :${name} in ${layer.route?.path}`);
         return sample;
       }),
-    ];
+    ].map((path) => ({ path, read }));
   });
 }
 
@@ -55,25 +60,24 @@ async function send(root: string, path: string, method: string, headers: Record<
 }
 
 /**
- * What `path` answers, and what the one rule says it should: OPTIONS 204 with an Allow listing GET, HEAD and
- * OPTIONS; POST and DELETE, where Allow does not list them, 405 with that Allow; a GET whose If-Match names a tag
- * no answer of it carries 412, one with `If-None-Match: *` 304.
+ * What `path` answers, and what the one rule says it should: OPTIONS 204 with an Allow listing OPTIONS (and GET and
+ * HEAD on a path served by GET); GET, POST, PUT and DELETE, where Allow does not list them, 405 with that Allow; on a
+ * path served by GET, a GET whose If-Match names a tag no answer of it carries 412, one with `If-None-Match: *` 304.
  */
-async function answersOf(root: string, path: string) {
+async function answersOf(root: string, path: string, read = true) {
   const options = await send(root, path, 'OPTIONS');
   const { allow } = options;
+  const listed = read ? ['GET', 'HEAD', 'OPTIONS'] : ['OPTIONS'];
   const answers: Record<string, unknown> = {
-    OPTIONS: {
-      status: options.status,
-      lists: ['GET', 'HEAD', 'OPTIONS'].filter((m) => methodsOf(allow).includes(m)),
-    },
+    OPTIONS: { status: options.status, lists: listed.filter((m) => methodsOf(allow).includes(m)) },
   };
-  const expected: Record<string, unknown> = { OPTIONS: { status: 204, lists: ['GET', 'HEAD', 'OPTIONS'] } };
-  for (const method of ['POST', 'DELETE'].filter((m) => !methodsOf(allow).includes(m))) {
+  const expected: Record<string, unknown> = { OPTIONS: { status: 204, lists: listed } };
+  for (const method of ['GET', 'POST', 'PUT', 'DELETE'].filter((m) => !methodsOf(allow).includes(m))) {
     const { status, code, allow: allowed } = await send(root, path, method);
     answers[method] = { status, code, allow: allowed };
     expected[method] = { status: 405, code: 'method_not_allowed', allow };
   }
+  if (!read) return { answers, expected };
   const { status, code } = await send(root, path, 'GET', { 'if-match': '"x"' });
   answers['If-Match "x"'] = { status, code };
   expected['If-Match "x"'] = { status: 412, code: 'precondition_failed' };
@@ -85,7 +89,7 @@ async function answersOf(root: string, path: string) {
   return { answers, expected };
 }
 
-describe('every path the API serves by GET', () => {
+describe('every path the API serves', () => {
   let server: TestServer;
   let root: string;
   let petId: string;
@@ -104,14 +108,15 @@ describe('every path the API serves by GET', () => {
     await server?.close();
   });
 
-  const paths = () => [
-    ...routedGetPaths((server.app as unknown as { router: { stack: Layer[] } }).router.stack),
+  const routes = () => [
+    ...routedPaths((server.app as unknown as { router: { stack: Layer[] } }).router.stack),
     // The REST operations are one handler (restHandler) compiled from the contract: their paths come from it.
     ...(Object.values(contract) as OperationContract[])
       .filter(isRestOperation)
       .filter((op) => op.method === 'GET')
-      .map((op) => `${API_BASE_PATH}${fillPath(op.path, { petId })}`),
+      .map((op) => ({ path: `${API_BASE_PATH}${fillPath(op.path, { petId })}`, read: true })),
   ];
+  const paths = () => routes().map(({ path }) => path);
 
   it('lists the routes as the app has them', () => {
     expect(paths()).toEqual(
@@ -126,6 +131,7 @@ describe('every path the API serves by GET', () => {
         '/v1/pets',
         `/v1/pets/${petId}`,
         '/v1/pets/events',
+        '/v1/mcp',
       ]),
     );
   });
@@ -133,8 +139,8 @@ describe('every path the API serves by GET', () => {
   it('answers other methods, OPTIONS and preconditions by the one rule on each', async () => {
     const answered: unknown[] = [];
     const ruled: unknown[] = [];
-    for (const path of paths()) {
-      const { answers, expected } = await answersOf(root, path);
+    for (const { path, read } of routes()) {
+      const { answers, expected } = await answersOf(root, path, read);
       answered.push({ path, ...answers });
       ruled.push({ path, ...expected });
     }

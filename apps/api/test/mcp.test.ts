@@ -5,12 +5,15 @@
 // ways, a keyed create retried, the caller's rate limit.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { stringifyJson } from '@petstore/schema';
+import fc from 'fast-check';
+import Negotiator from 'negotiator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { MCP_PAGE_BYTES } from '../src/mcp/mcp.js';
+import { fuzzParameters, fuzzTimeout } from './support/fuzz.js';
 import { mcpToolCall } from './support/fuzz-inputs.js';
 import { call } from './support/http.js';
-import { rawSend } from './support/raw-send.js';
+import { fuzzAgent, rawSend } from './support/raw-send.js';
 import {
   DATABASE_KINDS,
   OTHER_API_KEY,
@@ -76,6 +79,20 @@ async function rawToolCall(
     : (text.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice(6);
   return (JSON.parse(json) as { result: ToolAnswer }).result;
 }
+
+/** A 2026-07-28 request (the official client's first): the era is in the envelope and the headers. */
+const MODERN_DISCOVER = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'server/discover',
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'petstore-test', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
 
 describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
   let server: TestServer;
@@ -387,6 +404,10 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     ['text/html', 406],
     ['application/json', 406],
     ['text/event-stream;q=0, */*', 406],
+    // q=0 is "not acceptable" (RFC 9110 12.5.1): the SDK only looked for the names (it answered 200).
+    ['application/json, text/event-stream;q=0', 406],
+    ['application/json;q=0, text/event-stream', 406],
+    ['text/event-stream; q=0', 406],
   ])('answers a request with Accept %s with %i', async (accept, status) => {
     const reply = await rawSend(server.baseUrl, '/mcp', {
       method: 'POST',
@@ -399,7 +420,77 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
       body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     });
     expect(reply.status, reply.text).toBe(status);
+    if (status === 406) expect(JSON.parse(reply.text)).toMatchObject({ code: 'not_acceptable', status });
   });
+
+  // Every spelling of Accept (q-values, order, spaces, ranges, parameters, case) in both eras is judged as the stock
+  // negotiation (negotiator, what Express's req.accepts runs) judges it: both answer types acceptable, or 406.
+  const ACCEPT_RUNS = 150;
+  it(
+    'answers every generated Accept as the stock negotiation judges it, in both eras',
+    async () => {
+      const agent = fuzzAgent();
+      const space = fc.constantFrom('', ' ', '  ');
+      const member = fc
+        .record({
+          range: fc.constantFrom(
+            'application/json',
+            'text/event-stream',
+            '*/*',
+            'application/*',
+            'text/*',
+            'text/html',
+            'Application/JSON',
+            'TEXT/Event-Stream',
+          ),
+          parameter: fc.option(fc.constantFrom('charset=utf-8', 'level=1'), { nil: undefined }),
+          q: fc.option(fc.constantFrom('0', '0.0', '0.000', '0.001', '0.5', '1', '1.000'), {
+            nil: undefined,
+          }),
+          before: space,
+          after: space,
+        })
+        .map(({ range, parameter, q, before, after }) =>
+          [range, parameter, q === undefined ? undefined : `q=${q}`]
+            .filter((part) => part !== undefined)
+            .join(`${before};${after}`),
+        );
+      const accept = fc.option(
+        fc
+          .tuple(fc.array(member, { minLength: 1, maxLength: 4 }), fc.constantFrom(',', ', ', ' ,  '))
+          .map(([members, comma]) => members.join(comma)),
+        { nil: undefined },
+      );
+      try {
+        await fc.assert(
+          fc.asyncProperty(accept, fc.constantFrom('legacy', 'modern'), async (field, era) => {
+            const reply = await rawSend(server.baseUrl, '/mcp', {
+              method: 'POST',
+              agent,
+              headers: {
+                authorization: `Bearer ${TEST_API_KEY}`,
+                'content-type': 'application/json',
+                ...(era === 'legacy'
+                  ? { 'mcp-protocol-version': '2025-06-18' }
+                  : { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' }),
+                ...(field === undefined ? {} : { accept: field }),
+              },
+              body: era === 'legacy' ? '{"jsonrpc":"2.0","id":1,"method":"ping"}' : MODERN_DISCOVER,
+            });
+            const types = ['application/json', 'text/event-stream'];
+            const acceptable = new Negotiator({ headers: { accept: field } }).mediaTypes(types);
+            const status = acceptable.length === types.length ? 200 : 406;
+            expect(reply.status, reply.text).toBe(status);
+            if (status === 406) expect(JSON.parse(reply.text)).toMatchObject({ code: 'not_acceptable' });
+          }),
+          fuzzParameters(ACCEPT_RUNS),
+        );
+      } finally {
+        agent.destroy();
+      }
+    },
+    fuzzTimeout(ACCEPT_RUNS),
+  );
 
   it('refuses a JSON-RPC batch: one message, one charge of the rate limit', async () => {
     const one = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"listPets","arguments":{}}}';
@@ -458,5 +549,84 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
       await client.close();
       await withDeprecated.close();
     }
+  });
+});
+
+// MCP Streamable HTTP (2025-11-25, Security Warning): the server MUST validate Origin and answer an invalid one 403. A
+// present Origin is valid when CORS_ORIGINS lists it (`*`: any) or it is a configured public URL's origin; an absent
+// one (an agent that is no browser) is fine. Never judged by Host: a page rebinding a name to the api has both agree.
+describe('MCP and the Origin header', () => {
+  const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+  const start = async (options: Parameters<typeof startTestServer>[2]) => {
+    const server = await startTestServer('pglite', 'mcp-origin', options);
+    servers.push(server);
+    return server;
+  };
+  const post = (server: TestServer, origin: string | undefined, headers: Record<string, string> = {}) =>
+    postMcp(server.baseUrl, ping, { headers: { ...(origin === undefined ? {} : { origin }), ...headers } });
+
+  it('serves CORS_ORIGINS and the public URLs; any other Origin, `null` and its own host are 403', async () => {
+    const server = await start({
+      corsOrigins: ['https://app.example.com'],
+      servers: [
+        { url: 'https://api.example.com/petstore/v1', description: 'production' },
+        { url: 'http://staging.example.com:8080/v1', description: 'staging' },
+      ],
+    });
+    const own = new URL(server.baseUrl).origin;
+    const answers: Record<string, unknown> = {};
+    const expected: Record<string, unknown> = {};
+    const cases: [string | undefined, number][] = [
+      [undefined, 200],
+      ['https://app.example.com', 200],
+      ['https://api.example.com', 200],
+      ['http://staging.example.com:8080', 200],
+      ['https://evil.example', 403],
+      ['null', 403],
+      ['http://app.example.com', 403],
+      ['https://app.example.com:8443', 403],
+      ['http://staging.example.com', 403],
+      [own, 403],
+    ];
+    for (const [origin, status] of cases) {
+      const response = await post(server, origin);
+      const text = await response.text();
+      const code = response.status === 200 ? undefined : (JSON.parse(text) as Json).code;
+      answers[String(origin)] = { status: response.status, code };
+      expected[String(origin)] = { status, code: status === 403 ? 'forbidden' : undefined };
+    }
+    expect(answers).toEqual(expected);
+  });
+
+  it('refuses a foreign Origin before the key: a page learns nothing of it, and no method or OPTIONS is served', async () => {
+    const server = await start({});
+    for (const authorization of [`Bearer ${TEST_API_KEY}`, 'Bearer not-a-key', undefined]) {
+      for (const method of ['POST', 'GET', 'OPTIONS', 'DELETE']) {
+        const response = await fetch(`${server.baseUrl}/mcp`, {
+          method,
+          headers: {
+            origin: 'https://evil.example',
+            ...(authorization === undefined ? {} : { authorization }),
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          ...(method === 'POST' ? { body: ping } : {}),
+        });
+        const label = `${method} ${authorization}`;
+        expect(response.status, label).toBe(403);
+        expect(response.headers.get('www-authenticate'), label).toBeNull();
+        expect(await response.json(), label).toMatchObject({ code: 'forbidden', status: 403 });
+      }
+    }
+  });
+
+  it('serves any Origin when CORS_ORIGINS is *', async () => {
+    const server = await start({ corsOrigins: ['*'] });
+    for (const origin of ['https://evil.example', 'null'])
+      expect((await post(server, origin)).status).toBe(200);
   });
 });

@@ -11,9 +11,13 @@ export const ERROR_CODES = {
   malformed_request: 400,
   invalid_idempotency_key: 400,
   unauthorized: 401,
+  /** Refused whoever asks: an `Origin` the MCP endpoint does not serve (a browser page of another site). */
+  forbidden: 403,
   pet_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  /** `Accept` refuses a type the answer may come in (the MCP endpoint answers JSON or an event stream). */
+  not_acceptable: 406,
   /** The client took longer than the server's request or headers timeout to send its request. */
   request_timeout: 408,
   idempotency_key_in_use: 409,

@@ -49,7 +49,7 @@ describe('OperationErrorCode', () => {
 
   it('leaves to the edge the codes no operation declares', () => {
     expectTypeOf<EdgeErrorCode>().toEqualTypeOf<
-      'route_not_found' | 'method_not_allowed' | 'not_implemented'
+      'route_not_found' | 'method_not_allowed' | 'not_implemented' | 'forbidden' | 'not_acceptable'
     >();
   });
 

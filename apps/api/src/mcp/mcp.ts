@@ -25,7 +25,7 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
-import { handleError, type InternalErrorSink, readRoute } from '../http/errors.js';
+import { answerOtherMethod, handleError, type InternalErrorSink, readRoute } from '../http/errors.js';
 import { answeredConditionally, refuseFalsePreconditions } from '../http/preconditions.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
@@ -36,6 +36,10 @@ import type { Caller, OperationContext } from '../operations.js';
 
 /** Where the MCP endpoint is served. */
 const MCP_PATH = `${API_BASE_PATH}/mcp`;
+/** Its methods: POST carries every message (stateless: no GET stream, no DELETE of a session); OPTIONS as every path. */
+const MCP_ALLOW = 'POST, OPTIONS';
+/** The types an answer may come in: the SDK picks JSON or an event stream, so Accept must take both. */
+const MCP_ANSWER_TYPES = ['application/json', 'text/event-stream'] as const;
 /** The most a list tool's answer holds, in bytes of JSON (an agent's tool output is capped at about 25k tokens). */
 export const MCP_PAGE_BYTES = 48 * 1024;
 
@@ -52,6 +56,11 @@ export interface McpDeps {
   /** Serve deprecated operations (getPet) as tools too; hidden by default (MCP_DEPRECATED_TOOLS). */
   deprecatedTools?: boolean | undefined;
   publicBaseUrl?: string | undefined;
+  /**
+   * The origins a browser page may call from (CORS_ORIGINS, `*` any, and the public URLs' origins): a request
+   * whose Origin names another is 403. None: only requests without an Origin (agents that are no browser).
+   */
+  allowedOrigins?: readonly string[] | undefined;
 }
 
 // ---- schemas ---------------------------------------------------------------------------------------------
@@ -283,8 +292,9 @@ async function shorterPage(page: Page, input: Json, handle: Handler, caller: Cal
 // ---- HTTP ------------------------------------------------------------------------------------------------
 
 /**
- * `/v1/mcp` and its RFC 9728 protected-resource metadata. Each request is admitted by the guard before anything is
- * read (the API key, the caller's rate limit); a refused one is 401 with `WWW-Authenticate` naming the metadata.
+ * `/v1/mcp` and its RFC 9728 protected-resource metadata. A request whose Origin is not allowed is 403 first; then
+ * each is admitted by the guard before anything is read (the API key, the caller's rate limit); a refused one is
+ * 401 with `WWW-Authenticate` naming the metadata. POST alone is served; other methods are answerOtherMethod's.
  */
 export function mcpRouter(deps: McpDeps): Router {
   const contract = deps.contract ?? defaultContract;
@@ -300,6 +310,7 @@ export function mcpRouter(deps: McpDeps): Router {
       ),
     { legacy: 'stateless' },
   );
+  const allowedOrigins = new Set(deps.allowedOrigins);
   const metadataUrl = (req: Parameters<RequestHandler>[0]) =>
     getOAuthProtectedResourceMetadataUrl(new URL(`${requestBaseUrl(req, deps.publicBaseUrl)}/mcp`));
 
@@ -328,6 +339,8 @@ export function mcpRouter(deps: McpDeps): Router {
     if (req.path !== MCP_PATH) return next();
     labelResponse(res, MCP_LABEL);
     try {
+      // Before the key: a page of another site learns nothing, not even whether a key it guessed is one.
+      refuseForeignOrigin(req.headers.origin, allowedOrigins);
       let caller: Caller;
       try {
         caller = await deps.guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
@@ -340,20 +353,25 @@ export function mcpRouter(deps: McpDeps): Router {
         }
         throw error;
       }
+      if (req.method !== 'POST') return answerOtherMethod(req, res, MCP_ALLOW);
       // As on REST, nothing is ignored: the endpoint reads no query parameter.
       refuseQuery(req);
       refuseInputHeaders(req, "the tool's arguments");
       // A false precondition stops the message before it is read (RFC 9110 section 13.2.2), as on REST and tRPC.
       refuseFalsePreconditions(req);
-      const value = req.method === 'POST' ? (await readJsonBody(req, res)).value : undefined;
+      const { value } = await readJsonBody(req, res);
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';
-      // The SDK wants both its answer types named in Accept; no Accept accepts any type, and ranges (`*/*`,
-      // `application/*, text/*`) accept them too (RFC 9110 12.5.1): Express's negotiation decides. An Accept that
-      // refuses either stays the SDK's 406.
-      if (req.accepts('application/json') && req.accepts('text/event-stream')) {
-        req.headers.accept = 'application/json, text/event-stream';
+      // The answer comes as JSON or an event stream, so Accept must take both. Express's negotiation alone decides
+      // (RFC 9110 12.5.1: no Accept takes any type, ranges take theirs, q=0 refuses), in both eras: the SDK only
+      // looks for the names in the text (`text/event-stream;q=0` passed), and its 2026-07-28 path not at all.
+      if (!MCP_ANSWER_TYPES.every((type) => req.accepts(type))) {
+        throw new AppError(
+          'not_acceptable',
+          `Accept must take both ${MCP_ANSWER_TYPES.join(' and ')}: the answer comes in either`,
+        );
       }
+      req.headers.accept = MCP_ANSWER_TYPES.join(', ');
       const extra: RequestExtra = { caller, arguments: checkMessage(value) };
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
       // as sent, from `extra`.)
@@ -376,6 +394,18 @@ export function mcpRouter(deps: McpDeps): Router {
 }
 
 const METADATA_ROOT = '/.well-known/oauth-protected-resource';
+
+/**
+ * MCP Streamable HTTP (2025-11-25, Security Warning): an Origin present and not allowed is 403. Never judged by
+ * Host: a page that rebinds a name to the api (DNS rebinding) sends an Origin and a Host that agree.
+ */
+function refuseForeignOrigin(origin: string | undefined, allowed: ReadonlySet<string>): void {
+  if (origin === undefined || allowed.has('*') || allowed.has(origin)) return;
+  throw new AppError(
+    'forbidden',
+    `a page from ${origin} may not call ${MCP_PATH}: only origins in CORS_ORIGINS or of the public URLs may`,
+  );
+}
 
 /**
  * What our layer refuses in a message before the SDK reads it, and the call's arguments exactly as sent, for the

@@ -67,6 +67,7 @@ export async function startTestServer(
     | 'contract'
     | 'mcpDeprecatedTools'
     | 'eventsKeepAliveMs'
+    | 'servers'
   > & {
     /** The keys API_KEYS would list, in order; TEST_API_KEY and OTHER_API_KEY when absent. */
     apiKeys?: AppDeps['apiKeys'];

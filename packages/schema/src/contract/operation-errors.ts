@@ -28,7 +28,8 @@ export type CommonErrorCode = OperationErrorCode<OperationId>;
 
 /**
  * The codes no operation declares: answered before a request reaches an operation (an unknown route or method,
- * a malformed request, a timeout, an `Expect` refused, headers too large).
+ * a malformed request, a timeout, an `Expect` refused, headers too large; the MCP endpoint's refused `Origin` or
+ * `Accept`).
  */
 export type EdgeErrorCode = Exclude<ErrorCode, { [Id in OperationId]: DeclaredBy<Id> }[OperationId]>;
 
