@@ -12,6 +12,16 @@ import { openSse, type SseStream } from './support/sse.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
 const AUTH = { authorization: `Bearer ${TEST_API_KEY}` };
+
+/** Creates a pet over REST on the server at `baseUrl` (the describes below with a server of their own). */
+async function createPet(baseUrl: string, name: string): Promise<Pet> {
+  const reply = await call(baseUrl, '/pets', {
+    method: 'POST',
+    body: JSON.stringify({ name, categoryId: 1 }),
+  });
+  expect(reply.status).toBe(201);
+  return PetSchema.parse(reply.body);
+}
 const CREATES = 500;
 
 /** The stream's text up to the first match of `pattern` (the caller aborts the request). */
@@ -352,14 +362,7 @@ describe.each(DATABASE_KINDS)('a stream whose issued key is revoked, on %s', (ki
     };
     try {
       expect([rest.status, trpc.status]).toEqual([200, 200]);
-      const create = async (name: string) => {
-        const reply = await call(server.baseUrl, '/pets', {
-          method: 'POST',
-          body: JSON.stringify({ name, categoryId: 1 }),
-        });
-        expect(reply.status).toBe(201);
-        return PetSchema.parse(reply.body);
-      };
+      const create = (name: string) => createPet(server.baseUrl, name);
       // Both streams follow (each delivers a pet created before the revocation).
       const before = await create('before');
       expect(PetEventSchema.parse(parseJson((await rest.next())?.data ?? 'null')).pet.id).toBe(before.id);
@@ -404,14 +407,7 @@ describe.each(DATABASE_KINDS)('a feed some of whose events were pruned, on %s', 
     const server = await startTestServer(kind, 'pet-events-pruned');
     const streams: SseStream[] = [];
     try {
-      const create = async (name: string) => {
-        const reply = await call(server.baseUrl, '/pets', {
-          method: 'POST',
-          body: JSON.stringify({ name, categoryId: 1 }),
-        });
-        expect(reply.status).toBe(201);
-        return PetSchema.parse(reply.body);
-      };
+      const create = (name: string) => createPet(server.baseUrl, name);
       const firstEvent = async (stream: SseStream) => {
         for (;;) {
           const [event] = await stream.take(1);
