@@ -67,6 +67,18 @@ const DEVIATIONS: Array<[expectedCheck: string, label: string, Profile, Deviatio
     },
   ],
   [
+    'auth.missing-key.listPets',
+    'a 401 without WWW-Authenticate (RFC 9110 11.6.1 MUST)',
+    'interface',
+    {
+      response: (_request, answer) => {
+        if (answer.status !== 401) return answer;
+        const { 'www-authenticate': _, ...headers } = answer.headers;
+        return { ...answer, headers };
+      },
+    },
+  ],
+  [
     'auth.missing-key.getPet',
     'getPet without authentication',
     'interface',

@@ -224,6 +224,14 @@ export function expectError(ctx: Strictness, exchange: Exchange, status: number,
   const body = expectBody(exchange, schemasOf(ctx).error, 'Error');
   check(body.status === status, `Error.status is ${body.status}, the HTTP status is ${status}`, exchange);
   check(body.message.trim() !== '', 'Error.message is empty', exchange);
+  // RFC 9110 section 11.6.1: a 401 MUST carry WWW-Authenticate with at least one challenge, under every profile.
+  if (status === 401) {
+    check(
+      (exchange.headers.get('www-authenticate') ?? '').trim() !== '',
+      'a 401 without WWW-Authenticate (RFC 9110 section 11.6.1: it MUST carry at least one challenge)',
+      exchange,
+    );
+  }
   if (!reference(ctx)) return;
   const documented = (ERROR_CODES as Record<string, number>)[body.code];
   check(
