@@ -5,3 +5,11 @@
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/**
+ * The embedded database's directory is another process's (db/data-dir-lock.ts): the operator's to resolve, so one
+ * line without a stack too. Its own class so that `pnpm keys` can say how to issue keys while the api runs.
+ */
+export class DataDirectoryInUse extends ConfigError {
+  override name = 'DataDirectoryInUse';
+}

@@ -10,7 +10,7 @@ import { createPetFeed } from './events/pet-feed.js';
 import { capHeapGrowth } from './heap-tuning.js';
 import { publicServers } from './http/docs.js';
 import { createHealth } from './http/health.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { createHttpServer } from './server-limits.js';
 import { exitGracefullyOnSignals } from './shutdown.js';
 
@@ -22,9 +22,13 @@ try {
   process.exit(1);
 }
 
+/** Set once the configuration is read: a failed start flushes its buffered lines before saying why it failed. */
+let startLogger: Logger | undefined;
+
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
   const logger = createLogger(config.logLevel);
+  startLogger = logger;
 
   const devKey = config.apiKeys === undefined ? await loadOrCreateDevApiKey(config.dataDir) : undefined;
 
@@ -145,12 +149,13 @@ async function main(): Promise<void> {
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 /**
- * A port that cannot be listened on is the operator's to fix, not a crash: one line saying what is wrong and
- * what to do (a ConfigError, printed without a stack), instead of Node's EADDRINUSE stack trace.
+ * A port or host that cannot be listened on is the operator's to fix, not a crash: one line saying what is wrong
+ * and what to do (a ConfigError, printed without a stack), instead of Node's EADDRINUSE or ENOTFOUND stack trace.
  */
-function listenError(error: Error, variable: string, host: string, port: number): Error {
+function listenError(error: Error, variable: 'PORT' | 'METRICS_PORT', host: string, port: number): Error {
   const code = (error as NodeJS.ErrnoException).code;
   const where = `${hostInUrl(host)}:${port}`;
+  const hostVariable = variable === 'PORT' ? 'HOST' : 'METRICS_HOST';
   if (code === 'EADDRINUSE')
     return new ConfigError(
       `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
@@ -163,18 +168,30 @@ function listenError(error: Error, variable: string, host: string, port: number)
     );
   if (code === 'EADDRNOTAVAIL')
     return new ConfigError(
-      `HOST=${host}: no interface of this machine has that address. Use HOST=127.0.0.1 or HOST=0.0.0.0.`,
+      `${hostVariable}=${host}: no interface of this machine has that address. Use ${hostVariable}=127.0.0.1 or ${hostVariable}=0.0.0.0.`,
+    );
+  // getaddrinfo: a name that does not resolve (ENOTFOUND, also for text that is no host name at all) or a DNS
+  // server that did not answer (EAI_AGAIN).
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new ConfigError(
+      `${hostVariable}=${host}: not an address of this machine, nor a name that resolves to one (${code}). ` +
+        `Use ${hostVariable}=127.0.0.1 or ${hostVariable}=0.0.0.0.`,
     );
   return error;
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-  } else {
-    process.stderr.write(
-      `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-  }
-  process.exit(1);
+  const fail = () => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      process.stderr.write(
+        `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+    }
+    process.exit(1);
+  };
+  // What was logged before (the database line) comes out first: the reason it failed is the last line.
+  if (startLogger === undefined) fail();
+  else startLogger.flush(fail);
 });

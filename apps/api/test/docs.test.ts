@@ -170,6 +170,20 @@ describe('/docs/assets', () => {
     await reply.arrayBuffer();
   });
 
+  it.each(['/docs', '/docs/init.js', '/docs/assets/swagger-ui.css'])(
+    '%s is never framed, as no answer of the api is: X-Frame-Options DENY, frame-ancestors none',
+    async (path) => {
+      const reply = await fetch(`${origin}${path}`);
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('x-frame-options')).toBe('DENY');
+      const csp = reply.headers.get('content-security-policy') ?? '';
+      expect(csp).toMatch(/^default-src 'none'/);
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain("frame-ancestors 'self'");
+      await reply.arrayBuffer();
+    },
+  );
+
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'package.json', 'index.html'])(
     'answers 404 route_not_found for %s, like any unknown path',
     async (name) => {

@@ -1,4 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -304,7 +305,27 @@ describe('main: the process as users start it', () => {
       await first.ready;
       const second = startMain({ DATA_DIR: dataDir, API_KEYS: 'lock-key-0123456789abc' });
       expect(await second.exited).toBe(1);
-      expect(second.output().stderr).toContain(`is in use by process ${first.child.pid}`);
+      // An operator's condition: one line saying what to do, as a bad variable gets, no "failed to start" stack.
+      expect(second.output().stderr).toMatch(
+        new RegExp(`^the embedded database in \\S+ is in use by process ${first.child.pid}\\. [^\\n]*\\n$`),
+      );
+      // `pnpm keys` on the same directory while the api runs is refused too, saying how to issue keys anyway.
+      const keys = spawnSync(
+        process.execPath,
+        [join(import.meta.dirname, '../../../scripts/api-tool.mjs'), 'keys/keys-cli.ts', 'list'],
+        {
+          cwd: join(import.meta.dirname, '..'),
+          env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+          encoding: 'utf8',
+        },
+      );
+      expect(keys.status).toBe(1);
+      expect(keys.stdout).toBe('');
+      expect(keys.stderr).toMatch(
+        new RegExp(
+          `^the embedded database in \\S+ is in use by process ${first.child.pid}\\. [^\\n]*stop the api[^\\n]*PostgreSQL[^\\n]*\\n$`,
+        ),
+      );
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
     },
@@ -351,6 +372,44 @@ describe('main: the process as users start it', () => {
       } finally {
         forget();
         await close();
+      }
+    },
+    PROCESS_TEST,
+  );
+
+  it.each(['nonexistent.invalid', 'bad host!'])(
+    'HOST=%s: says in one line that it names no address here, naming HOST, exit 1, and logs nothing after it',
+    async (host) => {
+      // stdout and stderr into one file, so that the order of what the process wrote is the order read.
+      const logDir = await makeTempDir('petstore-main-host-');
+      try {
+        const file = join(logDir, 'output');
+        const fd = openSync(file, 'w');
+        const child = spawnOwned(
+          process.execPath,
+          ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'],
+          {
+            cwd: join(import.meta.dirname, '..'),
+            env: {
+              PATH: process.env.PATH ?? '',
+              HOST: host,
+              PORT: '0',
+              LOG_LEVEL: 'info',
+              DATA_DIR: dataDir,
+              API_KEYS: 'host-key-0123456789abcdef',
+            },
+            stdio: ['ignore', fd, fd],
+          },
+        );
+        closeSync(fd);
+        running.push(child);
+        expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+        const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+        expect(lines.at(-1)).toMatch(new RegExp(`^HOST=${host}: `));
+        expect(lines.at(-1)).toContain('HOST=127.0.0.1');
+        expect(lines.filter((line) => !line.startsWith('{'))).toEqual([lines.at(-1)]); // no stack, no other line
+      } finally {
+        await removeTempDir(logDir);
       }
     },
     PROCESS_TEST,

@@ -1,5 +1,6 @@
-// An internal app talking to the Pet Store service through both clients.
-//   PETSTORE_URL=http://127.0.0.1:3000/v1 PETSTORE_API_KEY=$(cat .data/dev-api-key) pnpm start
+// An internal app talking to the Pet Store service through both clients. With the api started (`pnpm start`), from
+// the repository's root (where the api keeps its development key):
+//   PETSTORE_URL=http://127.0.0.1:3000/v1 PETSTORE_API_KEY=$(cat .data/dev-api-key) pnpm --filter @petstore/internal-consumer-example start
 import { apiErrorOf, createRestClient, createTrpcClient, type Pet } from '@petstore/client';
 
 const baseUrl = process.env.PETSTORE_URL;

@@ -614,7 +614,8 @@ bad request line: the edge's \`400\`, \`415\`, \`417\`, \`431\`, \`501\`) is ans
 - **Other methods and paths:** an unsupported method on an operation's path is \`405 method_not_allowed\` with
   \`Allow\`; a method the API does not implement at all (\`FOO\`) is \`501 not_implemented\`; \`OPTIONS\` answers
   \`204\` with \`Allow\`; an unknown path is \`404 route_not_found\`.
-  \`GET /store/orders\`, named by the interface without a definition, is not implemented.
+  \`GET /store/orders\`, named by the interface without a definition, is not served: like any unknown path, it is
+  \`404 route_not_found\`.
 - **getPet** is deprecated and removed on ${longDate(sunset)}: every one of its responses carries \`Deprecation\`, \`Sunset\` and \`Link\` headers. Use \`GET /pets?status=...\` instead.
 `;
 

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { DatabaseSync } from 'node:sqlite';
+import { ConfigError, DataDirectoryInUse } from '../config-error.js';
 
 // SQLite result codes: the file is locked by another connection; the file is not an SQLite database.
 const SQLITE_BUSY = 5;
@@ -36,12 +37,14 @@ export async function lockDataDirectory(directory: string): Promise<{ release():
       connection.close();
       const code = (error as { errcode?: number }).errcode;
       if (code === SQLITE_NOTADB) {
-        throw new Error(`${lockFile} is not a lock file of this application: move it away and start again`);
+        throw new ConfigError(
+          `${lockFile} is not a lock file of this application: move it away and start again`,
+        );
       }
       if (code !== SQLITE_BUSY) throw error;
       if (Date.now() > deadline) {
         const owner = await recordedOwner(lockFile);
-        throw new Error(
+        throw new DataDirectoryInUse(
           `the embedded database in ${directory} is in use by ${owner === undefined ? 'another process' : `process ${owner}`}. ` +
             'It serves one process at a time: stop that process, choose another DATA_DIR, or use PostgreSQL (DATABASE_URL).',
         );

@@ -2,6 +2,7 @@
 // database the app uses (DATABASE_URL, or the embedded PGlite in DATA_DIR). Applies pending migrations first.
 import { INT64_MAX } from '@petstore/schema';
 import { ConfigError, parseConfig } from '../config.js';
+import { DataDirectoryInUse } from '../config-error.js';
 import { withConfiguredDatabase } from '../db/with-configured-database.js';
 import { createApiKeysService, keyNameProblem } from './api-keys.service.js';
 
@@ -60,7 +61,12 @@ run(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(error instanceof ConfigError ? error.message : `keys: ${(error as Error).message}`);
+    // The embedded database serves one process: keys for a running api are issued through PostgreSQL.
+    if (error instanceof DataDirectoryInUse)
+      console.error(
+        `${error.message} To issue or revoke keys, stop the api first, or run it on PostgreSQL (DATABASE_URL), where keys are issued and revoked while it runs.`,
+      );
+    else console.error(error instanceof ConfigError ? error.message : `keys: ${(error as Error).message}`);
     process.exitCode = 1;
   },
 );
