@@ -39,8 +39,9 @@ const lookUp = (table: Readonly<Record<string, Verdict>>, key: unknown): Databas
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 // Besides class 08, connection exception (08001 and 08004 never ran anything; the others lost a connection that
-// may have carried the statement, 08007 being "transaction resolution unknown"), and class 53, insufficient
-// resources (too many connections, out of memory, disk full: none of them ran).
+// may have carried the statement, 08007 being "transaction resolution unknown"), class 28, a connection refused
+// its authorization, and class 53, insufficient resources (too many connections, out of memory, disk full: none
+// of them ran).
 const SQLSTATES: Readonly<Record<string, Verdict>> = {
   '57P01': LOST, // admin_shutdown: pg_terminate_backend, a fast or smart restart, a failover
   '57P02': LOST, // crash_shutdown: another backend crashed, the server is resetting
@@ -51,6 +52,7 @@ const SQLSTATES: Readonly<Record<string, Verdict>> = {
   '25P03': NOT_RUN_IN_TIME, // idle_in_transaction_session_timeout: rolled back, the session closed
   '25006': NOT_RUN, // read_only_sql_transaction: connected to a standby (a failover not yet promoted)
   '3D000': NOT_RUN, // invalid_catalog_name: our database does not exist (dropped, or not yet restored)
+  '55000': NOT_RUN, // object_not_in_prerequisite_state: the database does not accept connections (ALLOW_CONNECTIONS false)
   '3F000': NOT_RUN, // invalid_schema_name
   '42P01': NOT_RUN, // undefined_table: only our own statements name tables, so our schema is missing
 };
@@ -60,6 +62,8 @@ function bySqlState(state: string): DatabaseUnavailable | undefined {
   if (state.startsWith('08'))
     return { reason: state, ...(state === '08001' || state === '08004' ? NOT_RUN : LOST) };
   if (state.startsWith('53')) return { reason: state, ...NOT_RUN };
+  // Class 28, invalid authorization: the server refused the connection (a rotated password, a role locked).
+  if (state.startsWith('28')) return { reason: state, ...NOT_RUN };
   return lookUp(SQLSTATES, state);
 }
 

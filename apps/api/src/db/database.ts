@@ -6,6 +6,7 @@ import pg from 'pg';
 import { ConfigError } from '../config-error.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+import { sqlStateOf } from './database-errors.js';
 import { type DatabaseLimits, DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS } from './database-limits.js';
 import { guardAdapter, guardAdapterFactory, guarded } from './guarded-adapter.js';
 import { probePooler } from './pooler.js';
@@ -90,7 +91,11 @@ async function openPool(
     });
     // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
     // would crash the process. The pool replaces the connection on next use.
-    pool.on('error', (error) => logger.warn({ err: error }, 'idle PostgreSQL connection lost'));
+    // One short line: the error pg-pool hands over carries the whole client (`err.client`: its parsed statements,
+    // type table and cancel key), which pino's serializer would write out, about 6 KB a connection.
+    pool.on('error', (error) =>
+      logger.warn({ sqlstate: sqlStateOf(error), reason: error.message }, 'idle PostgreSQL connection lost'),
+    );
     return pool;
   };
   const pool = open(true);

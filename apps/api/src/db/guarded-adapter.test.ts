@@ -73,6 +73,27 @@ async function terminateWhenRunning(marker: string, times = 1): Promise<number> 
   return terminated;
 }
 
+describe('an idle connection the server ends', () => {
+  it('is one short warn line: the SQLSTATE and the reason, never the pg client pg-pool attaches', async () => {
+    const lines: LogLine[] = [];
+    const database = await open(lines);
+    await database.sql.rows("SELECT 'idle-marker'"); // a pooled connection, idle once the statement is done
+    const { rows } = await admin.query<{ ok: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+        WHERE datname = current_database() AND state = 'idle' AND pid <> pg_backend_pid()`,
+    );
+    expect(rows.some((row) => row.ok)).toBe(true);
+    for (let polls = 0; polls < 500 && !lines.some((line) => line.level === 'warn'); polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const lost = lines.filter((line) => line.message === 'idle PostgreSQL connection lost');
+    expect(lost.length).toBeGreaterThan(0);
+    for (const line of lost) {
+      expect(line.fields).toEqual({ sqlstate: '57P01', reason: expect.stringMatching(/terminat/) });
+    }
+  });
+});
+
 describe('a backend terminated under a statement (57P01)', () => {
   it('retries a read once on another connection, and logs it at warn', async () => {
     const lines: LogLine[] = [];

@@ -2,8 +2,9 @@
 // counted. The real thing (a streaming replica, PgBouncer, HAProxy) is test/reliability/read-replica.test.ts and
 // database-tier.test.ts.
 import type { ServerResponse } from 'node:http';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
+import { createLogger, type Logger } from '../logger.js';
 import { createReadReplicas, type ReadReplicas } from './read-replicas.js';
 import type { Sql } from './sql.js';
 
@@ -24,7 +25,10 @@ afterEach(() => {
   for (const replicas of opened.splice(0)) replicas.close();
 });
 
-async function setUp(positions: { primary: string; replica: string | null }) {
+async function setUp(
+  positions: { primary: string; replica: string | null },
+  logger: Logger = createLogger('silent'),
+) {
   const primary = standIn('primary');
   const replica = standIn('replica');
   const written: Record<string, string> = {};
@@ -32,7 +36,7 @@ async function setUp(positions: { primary: string; replica: string | null }) {
     primary: primary.sql,
     primaryPosition: async () => positions.primary,
     replicas: [{ name: 'r1', sql: replica.sql, replayPosition: async () => positions.replica }],
-    logger: createLogger('silent'),
+    logger,
     maxLagMs: 60_000,
   });
   opened.push(replicas);
@@ -118,9 +122,18 @@ describe('read routing to replicas', () => {
     await expect(read()).rejects.toThrow('a bug');
   });
 
-  it('reads from the primary when the replica is not a standby (no replay position)', async () => {
-    const { read, replicas } = await setUp({ primary: '0/20', replica: null });
+  it('reads from the primary when the replica is not a standby (no replay position), and says so from the start', async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => lines.push(line) },
+    ) as unknown as Logger;
+    const { read, replicas } = await setUp({ primary: '0/20', replica: null }, logger);
     expect(await read()).toEqual([['primary']]);
     expect(Object.fromEntries(replicas.routes())).toEqual({ 'primary:replicas_down': 1 });
+    // A replica misconfigured from the start (a typo in DATABASE_READ_URL, the primary's own URL) is not silent.
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+      { level: 40, replica: 'r1', msg: 'read replica unavailable: its reads go to the primary' },
+    ]);
   });
 });

@@ -57,6 +57,8 @@ export interface ReadReplicas {
 /** A replica as the last poll saw it. */
 interface ReplicaState extends Replica {
   up: boolean;
+  /** Polled at least once: a replica down from the start is reported as one that went down is. */
+  polled: boolean;
   replayed: bigint;
   lagMs: number;
 }
@@ -73,6 +75,7 @@ export function createReadReplicas({
   const states: ReplicaState[] = replicas.map((replica) => ({
     ...replica,
     up: false,
+    polled: false,
     replayed: 0n,
     lagMs: Infinity,
   }));
@@ -93,10 +96,12 @@ export function createReadReplicas({
       states.map(async (state) => {
         const replayed = parseReadPosition(await state.replayPosition().catch(() => null));
         const wasUp = state.up;
+        const first = !state.polled;
+        state.polled = true;
         // No replay position: down, or not a standby at all (promoted, or misconfigured).
         state.up = replayed !== undefined;
         if (replayed === undefined) {
-          if (wasUp)
+          if (wasUp || first)
             logger.warn({ replica: state.name }, 'read replica unavailable: its reads go to the primary');
           return;
         }
