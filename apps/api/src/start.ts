@@ -4,7 +4,8 @@ import { appliedMigrationNames, listMigrationNames, migrateIfNeeded } from '@pet
 import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
-import { openDatabase } from './db/database.js';
+import { openDatabase, redactUrl } from './db/database.js';
+import { classifyDatabaseError } from './db/database-errors.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { createPetFeed } from './events/pet-feed.js';
 import { capHeapGrowth } from './heap-tuning.js';
@@ -48,7 +49,15 @@ async function main(): Promise<void> {
     readMaxLagMs: config.databaseReadMaxLagMs,
   });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
-  const { applied } = await migrateIfNeeded(database);
+  const { applied } = await migrateIfNeeded(database).catch((error: unknown) => {
+    // No database to serve from at start is the operator's to fix (a URL, a server down): one line, no stack.
+    const unavailable = classifyDatabaseError(error);
+    if (unavailable === undefined || config.databaseUrl === undefined) throw error;
+    throw new ConfigError(
+      `DATABASE_URL=${redactUrl(config.databaseUrl)}: the database cannot serve (${unavailable.reason}: ` +
+        `${(error as Error).message.split('\n', 1)[0]}). Check the URL, and that PostgreSQL runs and takes connections.`,
+    );
+  });
   logger.info(
     { database: database.description, statements: database.statements(), applied },
     'database ready',

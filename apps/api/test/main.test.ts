@@ -415,6 +415,43 @@ describe('main: the process as users start it', () => {
     PROCESS_TEST,
   );
 
+  it.each([
+    ['nothing listens there', 'postgresql://postgres@127.0.0.1:1/petstore'],
+    ['no such database', 'postgresql://postgres@127.0.0.1:5432/petstore_no_such_database'],
+  ])(
+    'DATABASE_URL where %s: says in one line that the database cannot serve, without the password, exit 1',
+    async (_what, url) => {
+      const child = spawnOwned(
+        process.execPath,
+        ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'],
+        {
+          cwd: join(import.meta.dirname, '..'),
+          env: {
+            PATH: process.env.PATH ?? '',
+            PORT: '0',
+            LOG_LEVEL: 'warn',
+            DATABASE_URL: url.replace('postgres@', 'postgres:s3cret-password@'),
+            API_KEYS: 'db-key-0123456789abcdef',
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      running.push(child);
+      let stderr = '';
+      child.stderr?.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+      const lines = stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^DATABASE_URL=postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+: the database cannot serve \(/,
+      );
+      expect(stderr).not.toContain('s3cret-password');
+    },
+    PROCESS_TEST,
+  );
+
   it(
     'refuses to start on a Node without the exact-JSON features, saying which Node it needs',
     async () => {

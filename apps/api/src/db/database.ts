@@ -56,7 +56,7 @@ export interface DatabaseOptions {
 }
 
 /** A URL without its password, for logs. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();
