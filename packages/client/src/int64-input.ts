@@ -1,9 +1,8 @@
 // The one check both clients make on an input before writing it (a JSON body or URL over REST, superjson over
-// tRPC): where the contract expects an int64, a `number` must be a safe integer (@petstore/schema's Int64Schema
-// rule). A larger one is already rounded (2 ** 60 would be written 1152921504606847000) and NaN or Infinity
-// would travel as null, so the service could only ever see another value. Everything else is left to the
-// service, which checks inputs with one message for every transport.
-import { Int64Schema } from '@petstore/schema';
+// tRPC): where the contract expects an int64, a `number` the wire would alter is refused: an integer past 2^53 is
+// already rounded (2 ** 60 would be written 1152921504606847000) and NaN or Infinity would travel as null, so the
+// service could only ever see another value. Everything else, a fraction included (written as given, and refused
+// by the service), is left to the service, which checks inputs with one message for every transport.
 import type * as z from 'zod/mini';
 
 interface WalkedDef {
@@ -31,10 +30,13 @@ function isInt64(schema: z.core.$ZodType): boolean {
 export function assertExactInt64(schema: z.core.$ZodType, value: unknown, field = 'input'): void {
   const def = defOf(schema);
   if (isInt64(schema)) {
-    if (typeof value === 'number' && !Int64Schema.safeParse(value).success) {
+    if (
+      typeof value === 'number' &&
+      (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))
+    ) {
       throw new TypeError(
         `${field} is an int64: pass a bigint or a safe-integer number, not ${value} (a number past 2^53 is ` +
-          'already rounded, and NaN, Infinity or a fraction cannot be one)',
+          'already rounded, and NaN or Infinity would be sent as null)',
       );
     }
   } else if (def.innerType) {
