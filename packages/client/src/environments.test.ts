@@ -19,6 +19,45 @@ describe('base URLs and environments', () => {
     expect(() => resolveBaseUrl({ baseUrl })).toThrow(message);
   });
 
+  it('uses the URL as parsed: no stray whitespace in every path', () => {
+    expect(resolveBaseUrl({ baseUrl: 'http://127.0.0.1:4308/v1 ' })).toBe('http://127.0.0.1:4308/v1');
+    expect(resolveBaseUrl({ baseUrl: ' https://Pets.Example.test/v1/\t' })).toBe(
+      'https://pets.example.test/v1',
+    );
+  });
+
+  it.each([
+    'http://user:secret-pw@127.0.0.1:4308/v1',
+    'http://user@127.0.0.1:4308/v1',
+    'http://:secret-pw@127.0.0.1:4308/v1/trpc',
+  ])('refuses credentials in %j, and does not echo them', (url) => {
+    for (const create of [
+      () => resolveBaseUrl({ baseUrl: url }),
+      () => createTrpcClient({ url, apiKey: 'k' }),
+    ]) {
+      expect(create).toThrow(TypeError);
+      expect(create).toThrow('must not carry credentials');
+      expect(create).not.toThrow('secret-pw');
+    }
+  });
+
+  it.each([
+    ['ftp://x', 'must be an http(s) URL'],
+    ['not a url', 'is not a URL'],
+    ['http://h/v1', 'followed by /trpc'],
+    ['http://h/trpc', 'must end in the version segment /v1'],
+    ['http://h/v1/trpc?x=1', 'must be an http(s) URL without query'],
+    ['', 'url is required'],
+  ])('the tRPC client refuses url %j when it is created', (url, message) => {
+    expect(() => createTrpcClient({ url, apiKey: 'k' })).toThrow(TypeError);
+    expect(() => createTrpcClient({ url, apiKey: 'k' })).toThrow(message);
+  });
+
+  it('the tRPC client takes <base URL>/trpc by the same rule', () => {
+    expect(() => createTrpcClient({ url: 'http://127.0.0.1:1/v1/trpc/ ', apiKey: 'k' })).not.toThrow();
+    expect(() => createTrpcClient({ url: 'http://127.0.0.1:1/api/v1/trpc', apiKey: 'k' })).not.toThrow();
+  });
+
   it('reads an environment from its documented variable, and only then', () => {
     expect(ENVIRONMENT_VARIABLES).toEqual({
       production: 'PETSTORE_PRODUCTION_URL',

@@ -1,4 +1,4 @@
-import { API_BASE_PATH, checkApiBaseUrl } from '@petstore/schema';
+import { API_BASE_PATH, checkApiBaseUrl, TRPC_ENDPOINT } from '@petstore/schema';
 /** The two deployments the interface names. */
 export type PetStoreEnvironment = 'production' | 'staging';
 
@@ -51,18 +51,57 @@ export function resolveBaseUrl(target: PetStoreTarget, env: Environment = proces
   } else {
     throw new TypeError('pass { baseUrl: "https://<host>/v1" } or { environment: "production" | "staging" }');
   }
+  return checkedBaseUrl(url, source);
+}
+
+/** A URL for a message, without the credentials it may carry: a password is never echoed. */
+function shown(url: string): string {
+  const parsed = URL.parse(url);
+  if (parsed === null) return JSON.stringify(url);
+  parsed.username = '';
+  parsed.password = '';
+  return JSON.stringify(parsed.href);
+}
+
+/**
+ * `url` checked by the contract's rule (checkApiBaseUrl) and returned as the URL parser writes it, so what is
+ * called is what was checked (`…/v1 ` is `…/v1`, not `…/v1%20`). Credentials are refused: fetch refuses a URL
+ * with them, so every call would fail, and the key is `apiKey`.
+ */
+function checkedBaseUrl(url: string, source: string, original = url): string {
   const checked = checkApiBaseUrl(url);
-  if (checked.ok) return checked.url;
-  switch (checked.problem) {
-    case 'not-a-url':
-      throw new TypeError(`${source} is not a URL: ${JSON.stringify(url)}`);
-    case 'not-http':
-      throw new TypeError(
-        `${source} must be an http(s) URL without query or fragment: ${JSON.stringify(url)}`,
-      );
-    case 'no-version':
-      throw new TypeError(
-        `${source} must end in the version segment ${API_BASE_PATH}: ${JSON.stringify(url)}`,
-      );
+  const parsed = URL.parse(url);
+  if (parsed !== null && (parsed.username !== '' || parsed.password !== '')) {
+    throw new TypeError(
+      `${source} must not carry credentials (user or password; pass the key as apiKey): ${shown(original)}`,
+    );
   }
+  if (checked.ok && parsed !== null) return parsed.href.replace(/\/+$/, '');
+  switch (checked.ok ? 'not-a-url' : checked.problem) {
+    case 'not-a-url':
+      throw new TypeError(`${source} is not a URL: ${shown(original)}`);
+    case 'not-http':
+      throw new TypeError(`${source} must be an http(s) URL without query or fragment: ${shown(original)}`);
+    default:
+      throw new TypeError(`${source} must end in the version segment ${API_BASE_PATH}: ${shown(original)}`);
+  }
+}
+
+/**
+ * The tRPC client's `url`: the service's base URL (the rule {@link resolveBaseUrl} applies) followed by
+ * {@link TRPC_ENDPOINT}. Throws a TypeError naming the problem, as for a base URL.
+ */
+export function checkTrpcUrl(url: unknown): string {
+  if (typeof url !== 'string' || url === '')
+    throw new TypeError(`url is required, for example https://<host>${API_BASE_PATH}${TRPC_ENDPOINT}`);
+  const parsed = URL.parse(url);
+  const path = parsed?.pathname.replace(/\/+$/, '');
+  if (parsed === null || path === undefined || !path.endsWith(TRPC_ENDPOINT)) {
+    checkedBaseUrl(url, 'url'); // what else is wrong with it first: not a URL, not http(s), credentials
+    throw new TypeError(
+      `url must be the service's base URL followed by ${TRPC_ENDPOINT} (https://<host>${API_BASE_PATH}${TRPC_ENDPOINT}): ${shown(url)}`,
+    );
+  }
+  parsed.pathname = path.slice(0, -TRPC_ENDPOINT.length);
+  return `${checkedBaseUrl(parsed.href, 'url', url)}${TRPC_ENDPOINT}`;
 }

@@ -23,6 +23,7 @@ import { authorizationHeaders } from './api-key.js';
 import { PetStoreApiError } from './client-error.js';
 import { type PetStoreTarget, resolveBaseUrl } from './environments.js';
 import { type FollowOptions, followEventStream } from './follow-events.js';
+import { assertExactInt64 } from './int64-input.js';
 import { readAfterFetch } from './read-after.js';
 import { errorOfReply } from './reply-error.js';
 import {
@@ -209,13 +210,18 @@ function queryString(query: object | undefined): string {
  */
 function requestOf(op: RestOperationContract, argument: unknown): { path: string; body?: unknown } {
   const parameters = Object.keys(op.request.params?.shape ?? {});
+  // The operation's input as the caller gave it, checked for int64 numbers before any of it is written.
+  const [parameter] = parameters;
+  assertExactInt64(
+    op.input,
+    op.request.body === undefined && parameter !== undefined ? { [parameter]: argument } : argument,
+  );
   if (op.request.body !== undefined) {
     if (parameters.length === 0) return { path: op.path, body: argument };
     const { ...body } = argument as Record<string, unknown>;
     for (const name of parameters) delete body[name];
     return { path: fillPath(op.path, argument as Record<string, unknown>), body };
   }
-  const [parameter] = parameters;
   if (parameter !== undefined) return { path: fillPath(op.path, { [parameter]: argument }) };
   return { path: `${op.path}${queryString(argument as object | undefined)}` };
 }
@@ -223,7 +229,8 @@ function requestOf(op: RestOperationContract, argument: unknown): { path: string
 /**
  * A REST client for the service at `baseUrl` (or the URL of `environment`). Inputs are not checked here: the
  * service checks them, so a mistake gets the same `Error` body from REST, from tRPC and from any other client.
- * int64 values are exact both ways (`bigint` in and out, JSON numbers with every digit on the wire).
+ * int64 values are exact both ways (`bigint` in and out, JSON numbers with every digit on the wire): a `number`
+ * where an int64 goes must be a safe integer, or the call fails with a TypeError before any request.
  */
 export function createRestClient(options: RestClientOptions): RestClient;
 /**
@@ -318,7 +325,7 @@ export function createRestClient(options: RestClientOptions & { contract?: AnyCo
   const operations = Object.values(options.contract ?? defaultContract).filter(isRestOperation);
   for (const op of operations.filter((candidate) => candidate.success.stream === undefined)) {
     const takesKey = op.request.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined;
-    client[op.id] = (argument?: unknown, callOptions: CreatePetOptions = {}) => {
+    client[op.id] = async (argument?: unknown, callOptions: CreatePetOptions = {}) => {
       const { path, body } = requestOf(op, argument);
       // One key per logical call, the same on each of its attempts.
       const key = takesKey
@@ -394,11 +401,13 @@ export function createRestClient(options: RestClientOptions & { contract?: AnyCo
       return result.data;
     },
   } satisfies Parameters<typeof followEventStream<PetEvent>>[0];
-  client.followPetEvents = (query: FollowPetEventsQuery = {}, followOptions: FollowOptions = {}) =>
-    followEventStream(
+  client.followPetEvents = (query: FollowPetEventsQuery = {}, followOptions: FollowOptions = {}) => {
+    assertExactInt64(streamPetEvents.input, query);
+    return followEventStream(
       followDeps,
       `${baseUrl}${streamPetEvents.path}${queryString({ status: query.status, since: query.since })}`,
       followOptions,
     );
+  };
   return client;
 }

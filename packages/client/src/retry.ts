@@ -5,6 +5,7 @@
 // the pet twice (the service replays the first answer instead).
 
 import { ERROR_CODES } from '@petstore/schema';
+import { PetStoreApiError } from './client-error.js';
 import { shareIdentity } from './shared-identity.js';
 
 /** How failed calls are retried. */
@@ -123,10 +124,13 @@ export function retryDelayMs(policy: RetryPolicy, retry: number, retryAfterMs?: 
 /** How many HTTP requests a failure (or a final answer) took, when it went through a retrying fetch. */
 const ATTEMPTS = new WeakMap<object, number>();
 
-/** The number of attempts behind a Response or an error from `createRetryingFetch`, if it came from one. */
+/**
+ * The number of attempts behind a Response or an error from `createRetryingFetch` (or a PetStoreApiError made of
+ * one), if it came from one, looking through `cause` and tRPC's `meta.response`.
+ */
 export function attemptsOf(value: unknown): number | undefined {
   for (let current = value, depth = 0; current instanceof Object && depth < 5; depth++) {
-    const attempts = ATTEMPTS.get(current);
+    const attempts = current instanceof PetStoreApiError ? current.attempts : ATTEMPTS.get(current);
     if (attempts !== undefined) return attempts;
     const { cause, meta } = current as { cause?: unknown; meta?: { response?: unknown } };
     current = meta?.response ?? cause;

@@ -4,11 +4,13 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PetEvent } from '@petstore/schema';
+import { TRPCClientError } from '@trpc/client';
 import { initTRPC, tracked } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import superjson from 'superjson';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiErrorOf } from './api-error-of.js';
+import { PetStoreApiError } from './client-error.js';
 import { createTrpcClient } from './trpc-client.js';
 
 const ABOVE_2_53 = 9007199254740993n;
@@ -139,14 +141,56 @@ describe('tRPC client subscriptions (httpSubscriptionLink)', () => {
     expect(refusals).toEqual([]);
   });
 
-  it('a 401 ends the subscription with an error, and is not retried', async () => {
-    refusals = [{ status: 401, body: '{"code":"unauthorized","message":"no","status":401}' }];
+  it('a 401 ends the subscription with the Error body the refusal carried (apiErrorOf), and is not retried', async () => {
+    // What the service answers a subscription with a bad key: tRPC's error envelope, the Error body in data.error.
+    const unauthorized = { code: 'unauthorized', message: 'invalid API key', status: 401 };
+    const shape = {
+      message: unauthorized.message,
+      code: -32001,
+      data: { code: 'UNAUTHORIZED', httpStatus: 401, error: unauthorized },
+    };
+    refusals = [{ status: 401, body: JSON.stringify({ error: superjson.serialize(shape) }) }];
     const error = await follow(1).then(
       () => expect.unreachable('the subscription should have failed'),
       (failure: unknown) => failure,
     );
-    expect(error).toBeInstanceOf(Error);
-    expect(apiErrorOf(error)).toBeUndefined();
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect((error as Error).message).toBe('invalid API key');
+    expect(apiErrorOf(error)).toEqual(unauthorized);
+    expect(refusals).toEqual([]);
     expect(seen).toEqual([]);
+  });
+
+  it('a refusal whose body is not a tRPC error (a proxy page) still ends the subscription, without a body', async () => {
+    refusals = [{ status: 403, body: '<html>forbidden</html>' }];
+    const error = await follow(1).then(
+      () => expect.unreachable('the subscription should have failed'),
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect(apiErrorOf(error)).toBeUndefined();
+  });
+});
+
+describe('tRPC client calls (httpBatchLink)', () => {
+  it('a reply that is not JSON (a proxy page) is retried and fails as REST does: attempts, status, kind', async () => {
+    refusals = Array.from({ length: 3 }, () => ({ status: 502, body: '<html>Bad Gateway</html>' }));
+    const client = createTrpcClient({ url, apiKey: 'key-0123456789abcdef', retries: { baseDelayMs: 1 } });
+    const error = (await client.pets.list
+      .query({})
+      .catch((failure: unknown) => failure)) as TRPCClientError<never> & {
+      attempts?: number;
+    };
+    expect(refusals).toEqual([]);
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect(error.message).toMatch(/answered 502 with a body that is not JSON \(after 3 attempts\)$/);
+    expect(error.attempts).toBe(3);
+    expect(error.cause).toBeInstanceOf(PetStoreApiError);
+    expect(error.cause).toMatchObject({
+      kind: 'non_json',
+      status: 502,
+      attempts: 3,
+      responseText: '<html>Bad Gateway</html>',
+    });
   });
 });

@@ -8,14 +8,17 @@ import {
   httpSubscriptionLink,
   splitLink,
   type TRPCClient,
+  TRPCClientError,
   type TRPCLink,
 } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
-import { EventSource, type FetchLike } from 'eventsource';
-import superjson from 'superjson';
+import { EventSource, type EventSourceInit, type FetchLike } from 'eventsource';
+import superjson, { type SuperJSONResult } from 'superjson';
 import { authorizationHeaders } from './api-key.js';
-import { type PetStoreEnvironment, resolveBaseUrl } from './environments.js';
+import { checkTrpcUrl, type PetStoreEnvironment, resolveBaseUrl } from './environments.js';
+import { assertExactInt64 } from './int64-input.js';
 import { readAfterFetch } from './read-after.js';
+import { errorOfReply } from './reply-error.js';
 import {
   attemptsOf,
   attemptsSuffix,
@@ -65,6 +68,9 @@ const KEY_FIELDS = new Map(
   }),
 );
 
+/** Each procedure's input schema, from the contract, for the int64 check made before a call is sent. */
+const INPUT_SCHEMAS = new Map(operations.map((op) => [trpcPath(op), op.input] as const));
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -92,14 +98,22 @@ function trpcRequestCanRetry(url: string, init: RequestInit): boolean {
 }
 
 /**
- * Gives every call of a keyed procedure its idempotency key (a new random UUID unless the caller put one in
- * the input), before the call is sent, so that all its attempts carry the same one; and says in a failure's
- * message how many attempts it took.
+ * Before a call is sent: refuses an int64 given as a number that is not a safe integer (the REST client's check,
+ * assertExactInt64: superjson would write it rounded), and gives every call of a keyed procedure its idempotency
+ * key (a new random UUID unless the caller put one in the input), so that all its attempts carry the same one.
+ * After: says in a failure's message how many attempts it took.
  */
 function idempotencyLink(policy: RetryPolicy): TRPCLink<AppRouter> {
   return () =>
     ({ op, next }) =>
       observable((observer) => {
+        const schema = INPUT_SCHEMAS.get(op.path);
+        try {
+          if (schema !== undefined) assertExactInt64(schema, op.input);
+        } catch (error) {
+          observer.error(TRPCClientError.from(error as Error));
+          return;
+        }
         const field = KEY_FIELDS.get(op.path);
         const input =
           field !== undefined && policy.attempts > 1 && isRecord(op.input) && op.input[field] === undefined
@@ -111,7 +125,9 @@ function idempotencyLink(policy: RetryPolicy): TRPCLink<AppRouter> {
           error: (error) => {
             const attempts = attemptsOf(error);
             if (attempts !== undefined) {
-              error.message += attemptsSuffix(attempts);
+              // A reply read as REST reads it (jsonReplies) says so already.
+              if (!error.message.endsWith(attemptsSuffix(attempts)))
+                error.message += attemptsSuffix(attempts);
               Object.assign(error, { attempts });
             }
             observer.error(error);
@@ -146,6 +162,68 @@ function subscriptionFetch(
 }
 
 /**
+ * tRPC reads every reply with `response.json()`, so one that is not JSON (a proxy's HTML 502, retried like any
+ * 502) failed as a bare SyntaxError, without its status or the attempts recorded on the Response. Read as the REST
+ * client reads a reply (errorOfReply): a PetStoreApiError of kind `non_json` with `status`, `responseText` and
+ * `attempts`, which tRPC's error then carries as its cause.
+ */
+function jsonReplies(fetchImpl: typeof globalThis.fetch): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    const json = async () => {
+      const text = await response.text();
+      try {
+        return JSON.parse(text);
+      } catch {
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        throw errorOfReply(`${init?.method ?? 'GET'} ${url}`, response.status, text, attemptsOf(response));
+      }
+    };
+    return Object.assign(response, { json });
+  };
+}
+
+/** A tRPC error response (`{ error: shape }`) from the text of an answer, or undefined if it is not one. */
+function trpcErrorResponseOf(text: string): { error: unknown } | undefined {
+  try {
+    const envelope: unknown = JSON.parse(text);
+    if (!isRecord(envelope) || !isRecord(envelope.error)) return undefined;
+    const shape: unknown = superjson.deserialize(envelope.error as unknown as SuperJSONResult);
+    return isRecord(shape) && typeof shape.code === 'number' && typeof shape.message === 'string'
+      ? { error: shape }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The EventSource of subscriptions. tRPC makes a subscription's TRPCClientError from the EventSource's final
+ * `error` event (TRPCClientError.from(event)), and an EventSource drops the body of a non-200 answer, so the
+ * service's refusal of the connection (a bad key's 401: tRPC's error envelope, the Error body in `data.error`)
+ * was lost and apiErrorOf found nothing. This one reads that body and puts it on the event as `error`, where
+ * TRPCClientError.from reads an error response: the error carries `data` as a query's refusal does.
+ */
+class RefusalReadingEventSource extends EventSource {
+  constructor(url: string | URL, init: EventSourceInit = {}) {
+    let refusal: { error: unknown } | undefined;
+    const fetch: FetchLike = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    super(url, {
+      ...init,
+      fetch: async (input, requestInit) => {
+        const response = await fetch(input, requestInit);
+        if (response.status === 200) return response;
+        refusal = trpcErrorResponseOf(await new Response(response.body as ReadableStream | null).text());
+        return new Response(null, { status: response.status });
+      },
+    });
+    this.addEventListener('error', (event) => {
+      if (refusal !== undefined && this.readyState === this.CLOSED) Object.assign(event, refusal);
+    });
+  }
+}
+
+/**
  * A tRPC client for internal TypeScript apps. Inputs and results are typed by the service's `AppRouter`; int64
  * values travel as `bigint` (superjson). Calls are retried like the REST client's (`retries`, `timeoutMs`);
  * each takes an AbortSignal as tRPC's own `{ signal }` option, and `pets.create` accepts `idempotencyKey`. A failure is a `TRPCClientError` whose `data.error` is the same
@@ -158,19 +236,19 @@ export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient
   const url =
     options.environment !== undefined
       ? `${resolveBaseUrl({ environment: options.environment })}${TRPC_ENDPOINT}`
-      : options.url;
-  if (typeof url !== 'string' || url === '')
-    throw new TypeError('url is required, for example https://<host>/v1/trpc');
+      : checkTrpcUrl(options.url);
   const authorization = authorizationHeaders(options.apiKey);
   const policy = retryPolicy(options);
   const linkOptions = {
     url,
     transformer: superjson,
     headers: () => authorization,
-    fetch: createRetryingFetch(
-      readAfterFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
-      policy,
-      trpcRequestCanRetry,
+    fetch: jsonReplies(
+      createRetryingFetch(
+        readAfterFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
+        policy,
+        trpcRequestCanRetry,
+      ),
     ),
   };
   return createTRPCClient<AppRouter>({
@@ -183,7 +261,7 @@ export function createTrpcClient(options: TrpcClientOptions): PetStoreTrpcClient
         true: httpSubscriptionLink({
           url,
           transformer: superjson,
-          EventSource,
+          EventSource: RefusalReadingEventSource,
           eventSourceOptions: {
             fetch: subscriptionFetch(
               options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
