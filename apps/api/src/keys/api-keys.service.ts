@@ -8,7 +8,7 @@ export const ISSUED_KEY_PREFIX = 'psk_';
 const SHOWN_PREFIX_LENGTH = ISSUED_KEY_PREFIX.length + 8;
 
 /** What a key's name may be: `pnpm keys list` prints it on one tab-separated line, so no control (tab, newline). */
-export const KEY_NAME_MAX_LENGTH = 100;
+const KEY_NAME_MAX_LENGTH = 100;
 const KEY_NAME = /^(?=.*[^\p{White_Space}\p{Default_Ignorable_Code_Point}])[^\p{Cc}]+$/u;
 
 /** The key name's problem, or undefined when `name` is a good one. */
