@@ -197,6 +197,7 @@ describe('database unreachable', () => {
 });
 
 const OVERSIZED_BATCH_KEY = 'oversized-batch-key-0123456789';
+const NO_CALL_BATCH_KEY = 'no-call-batch-key-0123456789';
 
 describe('rate limiting (PostgreSQL, two instances sharing one database)', () => {
   let database: TestDatabase;
@@ -212,7 +213,14 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
         createApp({
           sql: db.sql,
           logger,
-          apiKeys: [TEST_API_KEY, OTHER_API_KEY, THIRD_API_KEY, FOURTH_API_KEY, OVERSIZED_BATCH_KEY],
+          apiKeys: [
+            TEST_API_KEY,
+            OTHER_API_KEY,
+            THIRD_API_KEY,
+            FOURTH_API_KEY,
+            OVERSIZED_BATCH_KEY,
+            NO_CALL_BATCH_KEY,
+          ],
           migrations: [],
           rateLimitPerMinute: 4,
         }),
@@ -300,6 +308,26 @@ describe('rate limiting (PostgreSQL, two instances sharing one database)', () =>
     expect(admitted.status).toBe(200);
     expect(remaining(admitted)).toBe('0');
   });
+  it('charges a batch that runs no call as one request: OPTIONS, PUT, unknown procedures, the wrong method', async () => {
+    const [a, b] = instances as [Awaited<ReturnType<typeof listen>>, Awaited<ReturnType<typeof listen>>];
+    await atStartOfRateWindow();
+    const key = { apiKey: NO_CALL_BATCH_KEY };
+    const lists = `/trpc/pets.list,pets.list,pets.list?batch=1&input=${encodeURIComponent('{}')}`;
+    const replies = [
+      await call(a.baseUrl, lists, { ...key, method: 'OPTIONS' }),
+      await call(b.baseUrl, lists, { ...key, method: 'PUT' }),
+      await call(a.baseUrl, '/trpc/nope,nope,nope?batch=1', { ...key, method: 'DELETE' }),
+      await call(b.baseUrl, lists, { ...key, method: 'POST', body: '{}' }), // queries sent as a mutation: 405
+    ];
+    expect(replies.map((reply) => reply.status)).toEqual([204, 405, 404, 405]);
+    expect(replies.map((reply) => /;r=(\d+);/.exec(reply.headers.get('ratelimit') ?? '')?.[1])).toEqual([
+      '3',
+      '2',
+      '1',
+      '0',
+    ]);
+  });
+
   it('charges a batch over the 10-call cap as one refused request: its 400 names its real size', async () => {
     const [a, b] = instances as [Awaited<ReturnType<typeof listen>>, Awaited<ReturnType<typeof listen>>];
     await atStartOfRateWindow();
@@ -377,6 +405,19 @@ describe('CORS when origins are configured', () => {
       expect(reply.headers.get('access-control-allow-origin'), path).toBe('https://app.example.com');
       const vary = (reply.headers.get('vary') ?? '').toLowerCase().split(/, */);
       expect(vary, path).toContain('origin');
+    }
+    // HEAD is the GET it stands for, Vary included, also where tRPC's own handler answers (a probe found it lost).
+    for (const path of [
+      '/trpc/nope',
+      `/trpc/pets.list,nope?batch=1&input=${encodeURIComponent('{"0":{"json":{"limit":1}}}')}`,
+      `/trpc/pets.events?input=${encodeURIComponent('{"json":{}}')}`,
+    ]) {
+      const reply = await rawSend(server.baseUrl, path, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${TEST_API_KEY}`, ...origin },
+      });
+      const vary = (reply.headers.get('vary') ?? '').toLowerCase().split(/, */);
+      expect(vary, `HEAD ${path}`).toContain('origin');
     }
   });
 

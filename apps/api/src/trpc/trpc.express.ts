@@ -124,20 +124,26 @@ export function trpcMiddleware(
         const deprecation = DEPRECATED.get(procedure);
         for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
       }
+      // The methods the named procedures take: a query or subscription GET (and HEAD), a mutation POST.
+      const typeOf = (name: string) => procedureTable.get(name)?._def.type;
+      const types = procedures.map(typeOf);
+      // A batch costs the calls it runs: its GET or POST, when every known procedure takes that method, runs each
+      // named call (an unknown one answers its 404 inside). Any other method, a path naming no procedure, a method
+      // the procedures do not take or a batch over the cap (its 400 below) runs none: one request, as any refused
+      // after admission.
+      const runsCalls =
+        (method === 'GET' || method === 'POST') &&
+        types.some((type) => type !== undefined) &&
+        types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         response: res,
-        // A batch over the cap runs none of its calls (its 400 below): it costs one, as any request refused after
-        // admission does.
-        cost: batch && procedures.length <= TRPC_MAX_BATCH_SIZE ? procedures.length : 1,
+        cost: batch && runsCalls && procedures.length <= TRPC_MAX_BATCH_SIZE ? procedures.length : 1,
       });
       if (unreadable !== undefined) throw unreadable;
-      // The methods the named procedures take: a query or subscription GET (and HEAD), a mutation POST.
-      const typeOf = (name: string) => procedureTable.get(name)?._def.type;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
       if (method === 'GET' && !procedures.some((name) => typeOf(name) === 'subscription'))
         compressAnswer?.(req, res);
-      const types = procedures.map(typeOf);
       if (method !== 'GET' && method !== 'POST') {
         // A path naming no procedure is no path, whatever the method: 404, as GET and POST get from tRPC below
         // (REST's unknown paths too), never a 204 or 405 with an `Allow` made up for it.
@@ -240,6 +246,7 @@ export function trpcMiddleware(
           res.end();
           return true;
         }) as Response['write'];
+        keepVary(res);
         return handler(asGet, res, next);
       }
     } catch (error) {
