@@ -421,33 +421,18 @@ describe('main: the process as users start it', () => {
   ])(
     'DATABASE_URL where %s: says in one line that the database cannot serve, without the password, exit 1',
     async (_what, url) => {
-      const child = spawnOwned(
-        process.execPath,
-        ['--conditions=@petstore/source', '--import', 'tsx', 'src/main.ts'],
-        {
-          cwd: join(import.meta.dirname, '..'),
-          env: {
-            PATH: process.env.PATH ?? '',
-            PORT: '0',
-            LOG_LEVEL: 'warn',
-            DATABASE_URL: url.replace('postgres@', 'postgres:s3cret-password@'),
-            API_KEYS: 'db-key-0123456789abcdef',
-          },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      running.push(child);
-      let stderr = '';
-      child.stderr?.on('data', (chunk) => {
-        stderr += chunk;
+      const proc = startMain({
+        DATABASE_URL: url.replace('postgres@', 'postgres:s3cret-password@'),
+        API_KEYS: 'db-key-0123456789abcdef',
       });
-      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+      expect(await proc.exited).toBe(1);
+      const { stdout, stderr } = proc.output();
       const lines = stderr.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
         /^DATABASE_URL=postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+: the database cannot serve \(/,
       );
-      expect(stderr).not.toContain('s3cret-password');
+      expect(stderr + stdout).not.toContain('s3cret-password');
     },
     PROCESS_TEST,
   );

@@ -239,7 +239,9 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     for (const follower of followers) {
       if (follower.issuedKeyHash === undefined) continue;
       const key = follower.issuedKeyHash.toString('base64');
-      byKey.set(key, [...(byKey.get(key) ?? []), follower]);
+      const group = byKey.get(key);
+      if (group === undefined) byKey.set(key, [follower]);
+      else group.push(follower);
     }
     if (byKey.size === 0) return;
     rechecking = (async () => {
@@ -272,7 +274,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   });
   const pollTimer = setInterval(() => void refresh(), pollIntervalMs).unref();
   const pruneTimer = setInterval(prune, pruneIntervalMs).unref();
-  const keyTimer = setInterval(() => void recheckKeys(), keepAliveMs).unref();
+  const keyTimer = setInterval(recheckKeys, keepAliveMs).unref();
   void refresh();
 
   const shuttingDown = () =>
