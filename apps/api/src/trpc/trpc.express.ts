@@ -127,14 +127,21 @@ export function trpcMiddleware(
       // The methods the named procedures take: a query or subscription GET (and HEAD), a mutation POST.
       const typeOf = (name: string) => procedureTable.get(name)?._def.type;
       const types = procedures.map(typeOf);
-      // A batch costs the calls it runs: its GET or POST, when every known procedure takes that method, runs each
-      // named call (an unknown one answers its 404 inside). Any other method, a path naming no procedure, a method
-      // the procedures do not take or a batch over the cap (its 400 below) runs none: one request, as any refused
-      // after admission.
+      // A call sent with the other method, also inside a batch (tRPC: a bare "could not be read" as text/plain): one
+      // 405 naming the call, below. A subscription is a GET of its own, never in a batch.
+      const kind = method === 'GET' ? 'query' : 'mutation';
+      const misplaced = procedures.find((name) => {
+        const type = typeOf(name);
+        if (type === 'subscription') return method !== 'GET' || batch;
+        return type !== undefined && type !== kind;
+      });
+      // A batch costs the calls it runs: its GET or POST, with no call misplaced, runs each named call (an unknown
+      // one answers its 404 inside). Any other method, a path naming no procedure, a misplaced call or a batch over
+      // the cap (its 400 below) runs none: one request, as any refused after admission.
       const runsCalls =
         (method === 'GET' || method === 'POST') &&
         types.some((type) => type !== undefined) &&
-        types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
+        misplaced === undefined;
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         response: res,
@@ -166,14 +173,7 @@ export function trpcMiddleware(
           'a streamed tRPC call (trpc-accept: application/jsonl) must be a batch: add ?batch=1, even for one call',
         );
       }
-      // A call sent with the other method, also inside a batch (tRPC: a bare "could not be read" as text/plain): one
-      // 405 naming the call, in tRPC's error shape. A subscription is a GET of its own, never in a batch.
-      const kind = method === 'GET' ? 'query' : 'mutation';
-      const misplaced = procedures.find((name) => {
-        const type = typeOf(name);
-        if (type === 'subscription') return method !== 'GET' || batch;
-        return type !== undefined && type !== kind;
-      });
+      // The misplaced call's 405, in tRPC's error shape.
       if (misplaced !== undefined) {
         const type = typeOf(misplaced);
         const hint = batch ? '; a batch carries only queries (GET) or only mutations (POST)' : '';
