@@ -7,8 +7,6 @@ import type { Wakeups } from '../db/wakeups.js';
 import { operationError, serviceUnavailable } from '../errors.js';
 import { createIssuedKeyLookup } from '../keys/api-keys.service.js';
 import {
-  type EventPage,
-  type FeedHead,
   type PetEventRecord,
   pruneEvents,
   readEvents,
@@ -16,8 +14,6 @@ import {
   SEQUENCE_CONFLICTS,
   sequenceEvents,
 } from './pet-events.store.js';
-
-export type { PetEventRecord } from './pet-events.store.js';
 
 // The change feed of one process (docs/operations.md#the-change-feed): one hub reads the outbox into a ring of the
 // recent events. A follower is only a position (the last id it passed), pulled from, so nothing is queued per
@@ -93,8 +89,6 @@ const expired = (after: bigint, prunedThrough: bigint) =>
   );
 
 interface Follower {
-  /** Called when the hub has read (or failed to read): the follower looks again. */
-  wake: (() => void) | undefined;
   issuedKeyHash: Buffer | undefined;
   /** Ends it: its next() finishes, or rejects once with `error`. */
   end(error?: Error): void;
@@ -103,7 +97,7 @@ interface Follower {
 export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOptions): PetFeed {
   const { pollIntervalMs, retentionSeconds, pruneIntervalMs, maxPerCaller, stallMs, keepAliveMs } = options;
   const { pageSize = 100, ringSize = 1000 } = options;
-  const onError = (error: unknown) => {
+  const onError = (error: unknown): undefined => {
     try {
       options.onError(error);
     } catch {
@@ -127,13 +121,11 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   const followers = new Set<Follower>();
   const openPerSubject = new Map<string, number>();
 
-  const wakeOne = (follower: Follower) => {
-    const wake = follower.wake;
-    follower.wake = undefined;
-    wake?.();
-  };
+  // Settled when the hub has read (or failed to read), or a follower ended: the followers waiting look again.
+  let hubRead = Promise.withResolvers<void>();
   const wakeAll = () => {
-    for (const follower of followers) wakeOne(follower);
+    hubRead.resolve();
+    hubRead = Promise.withResolvers();
   };
 
   /** The index of the first event in the ring with an id above `position` (ring.length: none). */
@@ -282,7 +274,6 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     const matches = (event: PetEventRecord) => status === undefined || event.pet.status === status;
     const onAbort = () => follower.end();
     const follower: Follower = {
-      wake: undefined,
       issuedKeyHash,
       end(error) {
         if (ended) return;
@@ -293,16 +284,12 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         releaseSlot(subject);
         clearTimeout(stallTimer);
         signal.removeEventListener('abort', onAbort);
-        wakeOne(follower);
+        wakeAll();
       },
     };
     followers.add(follower);
     signal.addEventListener('abort', onAbort, { once: true });
-
-    const waitForHub = () =>
-      new Promise<void>((resolve) => {
-        follower.wake = resolve;
-      });
+    if (signal.aborted) follower.end();
 
     /** An event is there to take: held, in the ring, or in the database (a position behind the ring). */
     const available = () =>
@@ -319,9 +306,9 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       }, stallMs).unref();
     };
 
-    /** The next event to yield, or undefined once the follower ended. */
-    async function take(): Promise<PetEventRecord | undefined> {
+    async function* events() {
       while (!ended) {
+        clearTimeout(stallTimer); // in next(): not stalling
         // The held page may end with kinds this version skips: its last id still counts.
         if (held.length === 0 && heldLast !== undefined) {
           position = heldLast;
@@ -331,39 +318,26 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         const event = held.shift() ?? (inRing ? ring[firstAfter(position)] : undefined);
         if (event !== undefined) {
           position = event.id;
-          if (matches(event)) return event;
-        } else if (inRing) await waitForHub();
+          if (!matches(event)) continue;
+          armStall();
+          yield event;
+        } else if (inRing) await hubRead.promise;
         else {
           // Catching up: behind the ring (or before the hub's first read).
-          let page: EventPage | undefined;
-          try {
-            page = await readEvents(sql, position, pageSize);
-          } catch (error) {
-            onError(error);
-          }
-          if (ended) break; // the generator says how it ends (a revoked key: with the error)
+          const page = await readEvents(sql, position, pageSize).catch(onError);
+          if (ended) break;
           if (page !== undefined && position < page.prunedThrough) {
             follower.end();
             throw expired(position, page.prunedThrough);
           }
-          if (page?.last === undefined) await waitForHub();
+          if (page?.last === undefined) await hubRead.promise;
           else {
             held = page.events;
             heldLast = page.last;
           }
         }
       }
-      return undefined;
-    }
-
-    async function* events() {
-      for (;;) {
-        clearTimeout(stallTimer);
-        const event = await take();
-        if (event === undefined) break;
-        armStall();
-        yield event;
-      }
+      // Ended: a revoked key with its error, else done.
       if (failure !== undefined) throw failure;
     }
 
@@ -381,7 +355,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   return {
     async follow(followOptions) {
       if (closed) throw shuttingDown();
-      const { subject, signal, everythingKept } = followOptions;
+      const { subject, everythingKept } = followOptions;
       let { after } = followOptions;
       const open0 = openPerSubject.get(subject) ?? 0;
       if (open0 >= maxPerCaller) {
@@ -394,12 +368,11 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       // Counted from now, so that follows checking at the same time cannot pass the limit together; the follower's
       // end() gives it back (or the catch below, if the checks refuse).
       openPerSubject.set(subject, open0 + 1);
-      let current: FeedHead;
       try {
         // From now: the events committed so far are numbered first, so that "now" comes after them (only a pet whose
         // transaction is older than a write still running then may be delivered: it is numbered after that write).
         if (after === undefined) await sequence(true);
-        current = await readHead(sql);
+        const current = await readHead(sql);
         if (after !== undefined && after < current.prunedThrough) {
           if (!everythingKept) throw expired(after, current.prunedThrough);
           after = current.prunedThrough;
@@ -414,16 +387,14 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
           );
         }
         if (closed) throw shuttingDown();
+        if (head === undefined) head = ringStart = current.head;
+        // Committed events the hub has not read yet: read them now rather than at the next poll.
+        else if (head < current.head) void refresh();
+        return open(after ?? current.head, followOptions);
       } catch (error) {
         releaseSlot(subject);
         throw error;
       }
-      if (head === undefined) head = ringStart = current.head;
-      // Committed events the hub has not read yet: read them now rather than at the next poll.
-      else if (head < current.head) void refresh();
-      const iterator = open(after ?? current.head, followOptions);
-      if (signal.aborted) await iterator.return?.();
-      return iterator;
     },
     async close() {
       if (closed) return;
