@@ -88,6 +88,12 @@ const expired = (after: bigint, prunedThrough: bigint) =>
       `then follow from ${prunedThrough} or later`,
   );
 
+const revoked = () =>
+  operationError<'streamPetEvents'>(
+    'unauthorized',
+    'the API key of this stream was revoked: the stream ends, and a request with that key is refused',
+  );
+
 interface Follower {
   issuedKeyHash: Buffer | undefined;
   /** Ends it: its next() finishes, or rejects once with `error`. */
@@ -217,14 +223,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
           },
         );
         if (active) continue;
-        for (const follower of group) {
-          follower.end(
-            operationError<'streamPetEvents'>(
-              'unauthorized',
-              'the API key of this stream was revoked: the stream ends, and a request with that key is refused',
-            ),
-          );
-        }
+        for (const follower of group) follower.end(revoked());
       }
     })().finally(() => {
       rechecking = undefined;
@@ -252,7 +251,6 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   const shuttingDown = () =>
     serviceUnavailable('the server is shutting down: follow the events on another instance');
 
-  /** Gives back one of `subject`'s open follows. */
   const releaseSlot = (subject: string) => {
     const left = (openPerSubject.get(subject) ?? 1) - 1;
     if (left === 0) openPerSubject.delete(subject);
