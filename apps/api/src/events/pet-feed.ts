@@ -96,6 +96,8 @@ const revoked = () =>
 
 interface Follower {
   issuedKeyHash: Buffer | undefined;
+  /** Resumes its next() if that waits for the hub. */
+  wake(): void;
   /** Ends it: its next() finishes, or rejects once with `error`. */
   end(error?: Error): void;
 }
@@ -127,11 +129,10 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   const followers = new Set<Follower>();
   const openPerSubject = new Map<string, number>();
 
-  // Settled when the hub has read (or failed to read), or a follower ended: the followers waiting look again.
-  let hubRead = Promise.withResolvers<void>();
+  // When the hub has read (or failed to read), the followers waiting look again; one that ends wakes only itself
+  // (a wake shared by all would make closing n streams cost n^2 looks).
   const wakeAll = () => {
-    hubRead.resolve();
-    hubRead = Promise.withResolvers();
+    for (const follower of followers) follower.wake();
   };
 
   /** The index of the first event in the ring with an id above `position` (ring.length: none). */
@@ -268,11 +269,21 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     let held: PetEventRecord[] = [];
     let heldLast: bigint | undefined;
     let stallTimer: NodeJS.Timeout | undefined;
+    let resume: (() => void) | undefined;
+    const waitForHub = () =>
+      new Promise<void>((resolve) => {
+        resume = resolve;
+      });
 
     const matches = (event: PetEventRecord) => status === undefined || event.pet.status === status;
     const onAbort = () => follower.end();
     const follower: Follower = {
       issuedKeyHash,
+      wake() {
+        const waiting = resume;
+        resume = undefined;
+        waiting?.();
+      },
       end(error) {
         if (ended) return;
         ended = true;
@@ -282,7 +293,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         releaseSlot(subject);
         clearTimeout(stallTimer);
         signal.removeEventListener('abort', onAbort);
-        wakeAll();
+        follower.wake();
       },
     };
     followers.add(follower);
@@ -319,7 +330,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
           if (!matches(event)) continue;
           armStall();
           yield event;
-        } else if (inRing) await hubRead.promise;
+        } else if (inRing) await waitForHub();
         else {
           // Catching up: behind the ring (or before the hub's first read).
           const page = await readEvents(sql, position, pageSize).catch(onError);
@@ -328,7 +339,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
             follower.end();
             throw expired(position, page.prunedThrough);
           }
-          if (page?.last === undefined) await hubRead.promise;
+          if (page?.last === undefined) await waitForHub();
           else {
             held = page.events;
             heldLast = page.last;
