@@ -14,7 +14,7 @@ export interface Wakeups {
   close(): Promise<void>;
 }
 
-/** A set of callbacks, each called on `fire`; one that throws does not stop the others. */
+/** Callbacks each called on `fire`; one that throws does not stop the others. */
 function createFanOut() {
   const listeners = new Set<() => void>();
   return {
@@ -28,9 +28,7 @@ function createFanOut() {
       for (const listener of listeners) {
         try {
           listener();
-        } catch {
-          // A subscriber's fault is its own; the feed's callbacks do not throw.
-        }
+        } catch {}
       }
     },
     clear: () => listeners.clear(),
@@ -84,13 +82,12 @@ export function pgWakeups({
   };
 
   const connect = () => {
-    retry = undefined;
     if (closed) return;
     const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
     client = next;
     next.on('error', (error) => failed(error, next));
     next.on('end', () => failed(new Error('the LISTEN connection ended'), next));
-    next.on('notification', () => fanOut.fire());
+    next.on('notification', fanOut.fire);
     next
       .connect()
       .then(() => next.query(`LISTEN ${PET_EVENTS_CHANNEL}`))
@@ -120,10 +117,8 @@ export function pgWakeups({
       closed = true;
       firstAttemptDone();
       fanOut.clear();
-      if (retry !== undefined) clearTimeout(retry);
-      const last = client;
-      client = undefined;
-      await last?.end().catch(() => {});
+      clearTimeout(retry);
+      await client?.end().catch(() => {});
     },
   };
 }
@@ -133,13 +128,10 @@ export async function pgliteWakeups(pglite: {
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
 }): Promise<Wakeups> {
   const fanOut = createFanOut();
-  const unlisten = await pglite.listen(PET_EVENTS_CHANNEL, () => fanOut.fire());
-  let closed = false;
+  const unlisten = await pglite.listen(PET_EVENTS_CHANNEL, fanOut.fire);
   return {
     subscribe: fanOut.subscribe,
     async close() {
-      if (closed) return;
-      closed = true;
       fanOut.clear();
       await unlisten().catch(() => {});
     },

@@ -15,8 +15,8 @@ import { pgWakeups, silentWakeups, type Wakeups } from '../db/wakeups.js';
 import { toAppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createPetsService, type PetsService } from '../pets/pets.service.js';
-import { pruneEvents, readHead, sequenceEvents } from './pet-events.store.js';
-import { createPetFeed, type PetEventRecord, type PetFeed, type PetFeedOptions } from './pet-feed.js';
+import { type PetEventRecord, pruneEvents, readHead, sequenceEvents } from './pet-events.store.js';
+import { createPetFeed, type PetFeed, type PetFeedOptions } from './pet-feed.js';
 
 const logger = createLogger('silent');
 const STATUSES: (PetStatus | undefined)[] = ['available', 'pending', 'sold', undefined];

@@ -15,13 +15,11 @@ import {
   sequenceEvents,
 } from './pet-events.store.js';
 
-export type { PetEventRecord } from './pet-events.store.js';
-
 // The change feed of one process (docs/operations.md#the-change-feed): one hub reads the outbox into a ring of the
 // recent events. A follower is only a position (the last id it passed), pulled from, so nothing is queued per
-// follower: next() takes the first event after it from the ring, or from a database page while it is behind the
-// ring. Ids commit in order, so either way it is every id once, with no gap; a status filter only decides what
-// is yielded, the position still passes every event.
+// follower: its next event is the first after it in the ring, or in a database page while it is behind the ring.
+// Ids commit in order, so either way it is every id once, with no gap; a status filter only decides what is
+// yielded, the position still passes every event.
 
 export interface FollowOptions {
   /** Deliver the events after this id; undefined: from now (the last committed event at the time of the call). */
@@ -32,10 +30,7 @@ export interface FollowOptions {
   status?: PetStatus | undefined;
   /** Who follows (the caller's subject): at most maxPerCaller open follows each, on this process. */
   subject: string;
-  /**
-   * The caller's issued key (Caller.issuedKeyHash): re-checked every keepAliveMs, and once it is revoked the
-   * iterator rejects with 401 `unauthorized`. Absent for a key of API_KEYS (not revocable while running).
-   */
+  /** The caller's issued key (none for API_KEYS), re-checked every keepAliveMs: once revoked, next() rejects (401). */
   issuedKeyHash?: Buffer | undefined;
   /** Ends the iterator (promptly, also while it waits for events). */
   signal: AbortSignal;
@@ -86,8 +81,6 @@ const WAKE_COALESCE_MS = 5;
 /** Seconds a caller at its limit of open follows is told to wait before opening another. */
 const RETRY_AFTER_SECONDS = 5;
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
 const expired = (after: bigint, prunedThrough: bigint) =>
   operationError<'streamPetEvents'>(
     'events_expired',
@@ -102,20 +95,17 @@ const revoked = () =>
   );
 
 interface Follower {
-  /** Called when the hub has read (or failed to read): the follower looks again. */
-  wake: (() => void) | undefined;
-  /** The follower's issued key, re-checked by the hub (FollowOptions.issuedKeyHash). */
   issuedKeyHash: Buffer | undefined;
-  finish(): void;
-  /** Finishes it, its next() rejecting with `error` (once) instead of ending. */
-  fail(error: Error): void;
-  hasAvailable(): boolean;
+  /** Resumes its next() if that waits for the hub. */
+  wake(): void;
+  /** Ends it: its next() finishes, or rejects once with `error`. */
+  end(error?: Error): void;
 }
 
 export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOptions): PetFeed {
   const { pollIntervalMs, retentionSeconds, pruneIntervalMs, maxPerCaller, stallMs, keepAliveMs } = options;
   const { pageSize = 100, ringSize = 1000 } = options;
-  const onError = (error: unknown) => {
+  const onError = (error: unknown): undefined => {
     try {
       options.onError(error);
     } catch {
@@ -135,21 +125,14 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   let reading: Promise<void> | undefined;
   let readAgain = false;
   let pruning: Promise<unknown> | undefined;
+  let rechecking: Promise<void> | undefined;
   const followers = new Set<Follower>();
   const openPerSubject = new Map<string, number>();
 
-  const wakeOne = (follower: Follower) => {
-    const wake = follower.wake;
-    follower.wake = undefined;
-    wake?.();
-  };
+  // When the hub has read (or failed to read), the followers waiting look again; one that ends wakes only itself
+  // (a wake shared by all would make closing n streams cost n^2 looks).
   const wakeAll = () => {
-    for (const follower of followers) wakeOne(follower);
-  };
-
-  const append = (event: PetEventRecord) => {
-    ring.push(event);
-    if (ring.length > ringSize) ringStart = (ring.shift() as PetEventRecord).id;
+    for (const follower of followers) follower.wake();
   };
 
   /** The index of the first event in the ring with an id above `position` (ring.length: none). */
@@ -188,17 +171,16 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     if (head === undefined) head = ringStart = (await readHead(sql)).head;
     for (;;) {
       if (closed) return;
-      const from = head as bigint;
-      const page = await readEvents(sql, from, pageSize);
-      if (from < page.prunedThrough) {
+      const page = await readEvents(sql, head, pageSize);
+      if (head < page.prunedThrough) {
         // Pruned past the head (cut off from the database longer than the retention): the ring starts afresh at the
         // horizon; a follower left below it reads the database and is told its events expired.
         ring.length = 0;
-        ringStart = page.prunedThrough;
-        head = page.prunedThrough;
+        ringStart = head = page.prunedThrough;
       }
-      for (const event of page.events) append(event);
-      if (page.last !== undefined && page.last > (head as bigint)) head = page.last;
+      ring.push(...page.events);
+      if (ring.length > ringSize) ringStart = ring.splice(0, ring.length - ringSize).at(-1)?.id;
+      if (page.last !== undefined && page.last > head) head = page.last;
       wakeAll();
       if (!page.full) return;
     }
@@ -214,11 +196,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     reading = (async () => {
       do {
         readAgain = false;
-        try {
-          await readNew();
-        } catch (error) {
-          onError(error);
-        }
+        await readNew().catch(onError);
       } while (readAgain && !closed);
     })().finally(() => {
       reading = undefined;
@@ -230,29 +208,23 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
   // Issued keys are never cached, so a revocation is a 401 from the next request; an open stream made no request
   // since, so each keep-alive period the hub looks up the distinct keys its followers hold (the statement a request
-  // runs, once per key, not per stream or event) and fails the followers of a revoked one.
+  // runs, once per key, not per stream or event) and ends the followers of a revoked one.
   const findActiveKey = createIssuedKeyLookup(sql);
-  let rechecking: Promise<void> | undefined;
   function recheckKeys() {
     if (closed || rechecking !== undefined) return;
-    const byKey = new Map<string, Follower[]>();
-    for (const follower of followers) {
-      if (follower.issuedKeyHash === undefined) continue;
-      const key = follower.issuedKeyHash.toString('base64');
-      const group = byKey.get(key);
-      if (group === undefined) byKey.set(key, [follower]);
-      else group.push(follower);
-    }
-    if (byKey.size === 0) return;
+    const byKey = Map.groupBy(followers, (follower) => follower.issuedKeyHash?.toString('base64'));
+    byKey.delete(undefined);
     rechecking = (async () => {
       for (const group of byKey.values()) {
-        try {
-          if ((await findActiveKey(group[0]?.issuedKeyHash as Buffer)) !== undefined) continue;
-        } catch (error) {
-          onError(error); // unknown: the stream stays open, and the next period looks again
-          continue;
-        }
-        for (const follower of group) follower.fail(revoked());
+        const active = await findActiveKey(group[0]?.issuedKeyHash as Buffer).then(
+          (key) => key !== undefined,
+          (error: unknown) => {
+            onError(error);
+            return true; // unknown: the stream stays open, and the next period looks again
+          },
+        );
+        if (active) continue;
+        for (const follower of group) follower.end(revoked());
       }
     })().finally(() => {
       rechecking = undefined;
@@ -280,190 +252,120 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   const shuttingDown = () =>
     serviceUnavailable('the server is shutting down: follow the events on another instance');
 
-  /** Gives back one of `subject`'s open follows. */
   const releaseSlot = (subject: string) => {
     const left = (openPerSubject.get(subject) ?? 1) - 1;
     if (left === 0) openPerSubject.delete(subject);
     else openPerSubject.set(subject, left);
   };
 
-  /** The feed's head for a new follower after `after`, once `after` is known to be a position it can serve. */
-  async function startingPoint(given: bigint | undefined, everythingKept: boolean | undefined) {
-    let after = given;
-    // From now: the events committed so far are numbered first, so that "now" comes after them (only a pet whose
-    // transaction is older than a write still running then may be delivered: it is numbered after that write).
-    if (after === undefined) await sequence(true);
-    const current = await readHead(sql);
-    if (after !== undefined && after < current.prunedThrough) {
-      if (!everythingKept) throw expired(after, current.prunedThrough);
-      after = current.prunedThrough;
-    }
-    // An id this database never gave (restored or reset under the client): waiting for the ids to climb past it
-    // would skip everything in between.
-    if (after !== undefined && after > current.head) {
-      throw operationError<'streamPetEvents'>(
-        'events_expired',
-        `no event ${after} exists here (the last is ${current.head}): the feed was reset; list the pets again, ` +
-          'then follow from now',
-      );
-    }
-    if (closed) throw shuttingDown();
-    return { ...current, after };
-  }
-
   function open(
     start: bigint,
     { status, subject, issuedKeyHash, signal, onStalled }: FollowOptions,
   ): Following {
     let position = start;
-    let finished = false;
+    let ended = false;
     let failure: Error | undefined;
-    /** A page read from the database while catching up, served before anything else. */
+    /** A page read from the database while catching up, served first; `heldLast`: its last id, skipped kinds too. */
     let held: PetEventRecord[] = [];
     let heldLast: bigint | undefined;
-    // Until its first next(), a follower is outside next() too: one that never asks is closed like one that stops.
-    let outsideNext = true;
     let stallTimer: NodeJS.Timeout | undefined;
-    let queue: Promise<unknown> = Promise.resolve();
+    let resume: (() => void) | undefined;
+    const waitForHub = () =>
+      new Promise<void>((resolve) => {
+        resume = resolve;
+      });
 
     const matches = (event: PetEventRecord) => status === undefined || event.pet.status === status;
-
+    const onAbort = () => follower.end();
     const follower: Follower = {
-      wake: undefined,
       issuedKeyHash,
-      fail(error) {
-        if (finished) return;
-        failure = error;
-        follower.finish();
+      wake() {
+        const waiting = resume;
+        resume = undefined;
+        waiting?.();
       },
-      finish() {
-        if (finished) return;
-        finished = true;
+      end(error) {
+        if (ended) return;
+        ended = true;
+        failure = error;
         held = [];
         followers.delete(follower);
         releaseSlot(subject);
-        if (stallTimer !== undefined) clearTimeout(stallTimer);
-        signal.removeEventListener('abort', follower.finish);
-        wakeOne(follower);
-      },
-      hasAvailable() {
-        if (held.some(matches)) return true;
-        if (ringStart === undefined) return false;
-        // Behind the ring: the database has events after the position (the ring started at a committed head).
-        if (position < ringStart) return true;
-        for (let index = firstAfter(position); index < ring.length; index++) {
-          if (matches(ring[index] as PetEventRecord)) return true;
-        }
-        return false;
+        clearTimeout(stallTimer);
+        signal.removeEventListener('abort', onAbort);
+        follower.wake();
       },
     };
     followers.add(follower);
-    signal.addEventListener('abort', follower.finish, { once: true });
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) follower.end();
 
-    const waitForHub = () =>
-      new Promise<void>((resolve) => {
-        follower.wake = resolve;
-      });
+    /** An event is there to take: held, in the ring, or in the database (a position behind the ring). */
+    const available = () =>
+      held.some(matches) ||
+      (ringStart !== undefined && (position < ringStart || ring.slice(firstAfter(position)).some(matches)));
 
-    /** While the consumer holds an event: closed if, stallMs on, it has not asked for an available one. */
+    /** While the consumer holds an event (or before its first next()): closed if it has not asked for an available one. */
     const armStall = () => {
+      if (ended) return;
       stallTimer = setTimeout(() => {
-        stallTimer = undefined;
-        if (finished || !outsideNext) return;
-        if (!follower.hasAvailable()) {
-          armStall(); // nothing to take yet: not stalled; look again later
-          return;
-        }
-        follower.finish();
+        if (!available()) return armStall(); // nothing to take yet: not stalled; look again later
+        follower.end();
         onStalled?.();
       }, stallMs).unref();
     };
 
-    async function pull(): Promise<IteratorResult<PetEventRecord>> {
-      for (;;) {
-        if (finished) {
-          const error = failure;
-          failure = undefined;
-          if (error !== undefined) throw error;
-          return DONE;
-        }
-        while (held.length > 0) {
-          const event = held.shift() as PetEventRecord;
-          position = event.id;
-          if (matches(event)) return { done: false, value: event };
-        }
+    async function* events() {
+      while (!ended) {
+        clearTimeout(stallTimer); // in next(): not stalling
         // The held page may end with kinds this version skips: its last id still counts.
-        if (heldLast !== undefined && heldLast > position) position = heldLast;
-        heldLast = undefined;
-        if (ringStart !== undefined && position >= ringStart) {
-          const event = ring[firstAfter(position)];
-          if (event === undefined) await waitForHub();
-          else {
-            position = event.id;
-            if (matches(event)) return { done: false, value: event };
+        if (held.length === 0 && heldLast !== undefined) {
+          position = heldLast;
+          heldLast = undefined;
+        }
+        const inRing = ringStart !== undefined && position >= ringStart;
+        const event = held.shift() ?? (inRing ? ring[firstAfter(position)] : undefined);
+        if (event !== undefined) {
+          position = event.id;
+          if (!matches(event)) continue;
+          armStall();
+          yield event;
+        } else if (inRing) await waitForHub();
+        else {
+          // Catching up: behind the ring (or before the hub's first read).
+          const page = await readEvents(sql, position, pageSize).catch(onError);
+          if (ended) break;
+          if (page !== undefined && position < page.prunedThrough) {
+            follower.end();
+            throw expired(position, page.prunedThrough);
           }
-          continue;
+          if (page?.last === undefined) await waitForHub();
+          else {
+            held = page.events;
+            heldLast = page.last;
+          }
         }
-        // Catching up: behind the ring (or before the hub's first read).
-        let page: Awaited<ReturnType<typeof readEvents>>;
-        try {
-          page = await readEvents(sql, position, pageSize);
-        } catch (error) {
-          onError(error);
-          if (!finished) await waitForHub();
-          continue;
-        }
-        if (finished) continue; // the loop's head says how it ends (a revoked key: with the error)
-        if (position < page.prunedThrough) {
-          follower.finish();
-          throw expired(position, page.prunedThrough);
-        }
-        if (page.last === undefined) {
-          await waitForHub();
-          continue;
-        }
-        held = page.events;
-        heldLast = page.last;
       }
+      // Ended: a revoked key with its error, else done.
+      if (failure !== undefined) throw failure;
     }
 
-    const next = (): Promise<IteratorResult<PetEventRecord>> => {
-      const result = queue.then(() => {
-        outsideNext = false;
-        if (stallTimer !== undefined) clearTimeout(stallTimer);
-        stallTimer = undefined;
-        return pull();
-      });
-      queue = result.then(
-        (each) => {
-          if (!each.done && !finished) {
-            outsideNext = true;
-            armStall();
-          }
-        },
-        () => {},
-      );
-      return result;
-    };
-
     armStall();
-    return {
-      next,
+    // return() ends it at once, also while a next() waits (a generator's own return() would queue behind that next()).
+    return Object.assign(events(), {
       position: () => position,
       async return() {
-        follower.finish();
-        return DONE;
+        follower.end();
+        return { done: true, value: undefined } as const;
       },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
+    });
   }
 
   return {
     async follow(followOptions) {
       if (closed) throw shuttingDown();
-      const { subject, signal } = followOptions;
+      const { subject, everythingKept } = followOptions;
+      let { after } = followOptions;
       const open0 = openPerSubject.get(subject) ?? 0;
       if (open0 >= maxPerCaller) {
         throw operationError<'streamPetEvents'>(
@@ -472,31 +374,46 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
           { 'Retry-After': String(RETRY_AFTER_SECONDS) },
         );
       }
-      // Counted from now, so that follows checking at the same time cannot pass the limit together.
+      // Counted from now, so that follows checking at the same time cannot pass the limit together; the follower's
+      // end() gives it back (or the catch below, if the checks refuse).
       openPerSubject.set(subject, open0 + 1);
-      const current = await startingPoint(followOptions.after, followOptions.everythingKept).catch(
-        (error: unknown) => {
-          releaseSlot(subject);
-          throw error;
-        },
-      );
-      if (head === undefined) head = ringStart = current.head;
-      // Committed events the hub has not read yet: read them now rather than at the next poll.
-      if (head !== undefined && head < current.head) void refresh();
-      // The reservation becomes the follower's own count, given back by its finish().
-      const iterator = open(current.after ?? current.head, followOptions);
-      if (signal.aborted) await iterator.return?.();
-      return iterator;
+      try {
+        // From now: the events committed so far are numbered first, so that "now" comes after them (only a pet whose
+        // transaction is older than a write still running then may be delivered: it is numbered after that write).
+        if (after === undefined) await sequence(true);
+        const current = await readHead(sql);
+        if (after !== undefined && after < current.prunedThrough) {
+          if (!everythingKept) throw expired(after, current.prunedThrough);
+          after = current.prunedThrough;
+        }
+        // An id this database never gave (restored or reset under the client): waiting for the ids to climb past it
+        // would skip everything in between.
+        if (after !== undefined && after > current.head) {
+          throw operationError<'streamPetEvents'>(
+            'events_expired',
+            `no event ${after} exists here (the last is ${current.head}): the feed was reset; list the pets again, ` +
+              'then follow from now',
+          );
+        }
+        if (closed) throw shuttingDown();
+        if (head === undefined) head = ringStart = current.head;
+        // Committed events the hub has not read yet: read them now rather than at the next poll.
+        else if (head < current.head) void refresh();
+        return open(after ?? current.head, followOptions);
+      } catch (error) {
+        releaseSlot(subject);
+        throw error;
+      }
     },
     async close() {
       if (closed) return;
       closed = true;
       unsubscribe();
       clearInterval(pollTimer);
-      if (wakeTimer !== undefined) clearTimeout(wakeTimer);
+      clearTimeout(wakeTimer);
       clearInterval(pruneTimer);
       clearInterval(keyTimer);
-      for (const follower of [...followers]) follower.finish();
+      for (const follower of [...followers]) follower.end();
       await Promise.all([reading, pruning, rechecking]);
     },
     wake() {
