@@ -51,7 +51,6 @@ const ASSETS = new Map([
 // The assets change only with swagger-ui-dist; the rest may change with any deployment.
 const ASSET_CACHE_CONTROL = 'public, max-age=3600';
 const REVALIDATE = 'no-cache';
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Stands for the request's own base URL in the document generated once; replaced per request. */
 const OWN_SERVER = 'https://own-server.petstore.invalid/v1';
@@ -191,15 +190,12 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
       },
       2,
     )}\n`;
-    const base = servers === undefined ? requestBaseUrl(req, publicBaseUrl) : '';
+    const base = servers === undefined ? requestBaseUrl(req, publicBaseUrl) : OWN_SERVER;
     let document = documents.get(base);
     if (document === undefined) {
       if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
-      const text =
-        servers === undefined
-          ? template.replace(JSON.stringify(OWN_SERVER), () => JSON.stringify(base))
-          : template;
-      document = representation(text, JSON_TYPE, REVALIDATE);
+      const text = template.replace(JSON.stringify(OWN_SERVER), () => JSON.stringify(base));
+      document = representation(text, 'application/json; charset=utf-8', REVALIDATE);
       documents.set(base, document);
     }
     return document;

@@ -7,19 +7,19 @@ import { toWebRequest } from '@modelcontextprotocol/node';
 import {
   type CallToolResult,
   createMcpHandler,
+  fromJsonSchema,
   getOAuthProtectedResourceMetadataUrl,
+  type JsonSchemaType,
   McpServer,
-  type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import {
   API_BASE_PATH,
   contract as defaultContract,
   modelJsonSchema,
   type OperationContract,
-  type RestOperationContract,
 } from '@petstore/schema';
 import { inputSubject, integerOfText, isRestOperation } from '@petstore/schema/internal';
-import type { RequestHandler, Router } from 'express';
+import type { Router } from 'express';
 import express from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
@@ -34,7 +34,6 @@ import { sendJsonText } from '../http/send.js';
 import { labelResponse, MCP_LABEL } from '../observability/operation-label.js';
 import type { Caller, OperationContext } from '../operations.js';
 
-/** Where the MCP endpoint is served. */
 const MCP_PATH = `${API_BASE_PATH}/mcp`;
 /** Its methods: POST carries every message (stateless: no GET stream, no DELETE of a session); OPTIONS as every path. */
 const MCP_ALLOW = 'POST, OPTIONS';
@@ -95,95 +94,15 @@ function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
   return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, agentSchema(value, io)]));
 }
 
-/** A schema the SDK lists and never refuses by: the operation's own input decides, as on REST and tRPC. */
-const listedSchema = (jsonSchema: Json): StandardSchemaWithJSON => ({
-  '~standard': {
-    version: 1,
-    vendor: 'petstore',
-    validate: (value: unknown) => ({ value }),
-    jsonSchema: { input: () => jsonSchema, output: () => jsonSchema },
-  },
-});
-
-/** The int64 fields of an input's JSON Schema (top level: an operation's input is an object of fields). */
-const int64Fields = (schema: Json) =>
-  Object.entries((schema.properties ?? {}) as Record<string, Json>)
-    .filter(([, field]) => field.format === 'int64')
-    .map(([name]) => name);
-
-/** Strings at int64 fields as the integers they spell (the one rule for an integer's spelling). */
-function decodeArguments(args: unknown, int64: readonly string[]): unknown {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
-  const decoded: Json = { ...(args as Json) };
-  for (const name of int64) {
-    const value = decoded[name];
-    if (typeof value === 'string') decoded[name] = integerOfText(value) ?? value;
-  }
-  return decoded;
-}
+/** Tool schemas the SDK lists and never refuses by: the operation's own input decides, as on REST and tRPC. */
+const listedSchema = (schema: Json) =>
+  fromJsonSchema(schema as JsonSchemaType, {
+    getValidator: () => (data) => ({ valid: true, data: data as never, errorMessage: undefined }),
+  });
 
 /** JSON text of an answer, its int64 values (bigint) as digit strings, as the output schema says. */
 const agentJson = (value: unknown): string =>
   JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
-
-// ---- tools -----------------------------------------------------------------------------------------------
-
-interface Tool {
-  op: RestOperationContract;
-  /** The operation that answers (a paged one's `via`, whose body is the page). */
-  handler: string;
-  inputSchema: Json;
-  outputSchema: Json;
-  int64: string[];
-  paged: boolean;
-}
-
-function toolsOf(operations: readonly OperationContract[], deprecated: boolean): Tool[] {
-  const byId = new Map(operations.map((op) => [op.id, op]));
-  // A stream (the change feed) is no tool: a tool call answers once.
-  return operations
-    .filter(isRestOperation)
-    .filter((op) => op.success.stream === undefined && (op.deprecated === undefined || deprecated))
-    .map((op): Tool => {
-      const via = op.success.paged === undefined ? undefined : byId.get(op.success.paged.via);
-      const body = (via ?? op).success.body;
-      const input = modelJsonSchema(op.input, 'input');
-      const inputSchema = agentSchema(input, 'input') as Json & { properties?: Record<string, unknown> };
-      // A request header that is a field of the input (Idempotency-Key): the document's rule and meaning for it.
-      for (const header of Object.values(op.request.headers ?? {})) {
-        if (inputSchema.properties?.[header.field] === undefined) continue;
-        const { $schema: _dialect, ...rule } = modelJsonSchema(header.schema, 'input');
-        inputSchema.properties[header.field] = { ...rule, description: header.description };
-      }
-      return {
-        op,
-        handler: via?.id ?? op.id,
-        inputSchema,
-        outputSchema:
-          body === undefined
-            ? { type: 'object' }
-            : (agentSchema(modelJsonSchema(body.schema, 'output'), 'output') as Json),
-        int64: int64Fields(input),
-        paged: via !== undefined,
-      };
-    });
-}
-
-/** The operation's summary and what is particular to a tool (not the REST description: headers, a bare array). */
-function toolDescription({ op, paged }: Tool): string {
-  const parts = [`${op.summary}.`];
-  if (paged) {
-    parts.push(
-      'Answers { items, nextCursor }, items ordered by id (oldest first): pass nextCursor back as `cursor` for the ' +
-        `next page; it is null on the last. A page over ${MCP_PAGE_BYTES / 1024} KiB comes back shorter, with the ` +
-        'cursor where it stopped.',
-    );
-  }
-  if (op.deprecated !== undefined) {
-    parts.push(`Deprecated: removed on ${op.deprecated.sunset}; use ${op.deprecated.replacement} instead.`);
-  }
-  return parts.join(' ');
-}
 
 /** The answer as the structured result and the same JSON as text, written once. */
 const result = (value: unknown, isError = false): CallToolResult => {
@@ -195,99 +114,110 @@ const result = (value: unknown, isError = false): CallToolResult => {
   };
 };
 
-/** A failure as a tool error carrying the contract's Error body (what REST would answer). */
-function toolError(
-  error: unknown,
-  onToolError: McpDeps['onToolError'],
-  op: OperationContract,
-): CallToolResult {
-  const known = toAppError(error);
-  if (known === undefined) onToolError(error, op.id);
-  return result((known ?? internalError()).toBody(), true);
-}
+// ---- tools -----------------------------------------------------------------------------------------------
 
-/** What our layer hands each per-request server: the caller, and the call's arguments exactly as they were sent. */
-interface RequestExtra {
-  caller: Caller;
-  /** tools/call's `arguments` as our exact reader read them (the SDK's own parse drops a `__proto__` key). */
-  arguments?: unknown;
-}
-
-function mcpServer(
-  tools: readonly Tool[],
-  call: Readonly<Record<string, Handler>>,
-  { caller, arguments: sent }: RequestExtra,
-  onToolError: McpDeps['onToolError'],
-) {
-  // Stateless: the tool list never changes within a request, so no list-changed notifications are promised.
-  const server = new McpServer(
-    { name: 'petstore', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } } },
-  );
-  for (const tool of tools) {
-    const { op } = tool;
-    const read = op.method === 'GET';
-    server.registerTool(
-      op.id,
-      {
+/** One tool per REST operation that answers once: a stream (the change feed) is no tool. */
+function toolsOf(operations: readonly OperationContract[], deps: McpDeps) {
+  const byId = new Map(operations.map((op) => [op.id, op]));
+  const handlers = deps.handlers as Readonly<Record<string, Handler>>;
+  return operations
+    .filter(isRestOperation)
+    .filter((op) => op.success.stream === undefined && (op.deprecated === undefined || deps.deprecatedTools))
+    .map((op) => {
+      // A paged operation answers with the page of the operation that serves it (`via`).
+      const via = op.success.paged === undefined ? undefined : byId.get(op.success.paged.via);
+      const answering = via?.id ?? op.id;
+      const body = (via ?? op).success.body;
+      const input = modelJsonSchema(op.input, 'input');
+      const int64 = Object.entries((input.properties ?? {}) as Record<string, Json>)
+        .filter(([, field]) => field.format === 'int64')
+        .map(([name]) => name);
+      const inputSchema = agentSchema(input, 'input') as Json & { properties?: Record<string, unknown> };
+      // A request header that is a field of the input (Idempotency-Key): the document's rule and meaning for it.
+      for (const header of Object.values(op.request.headers ?? {})) {
+        if (inputSchema.properties?.[header.field] === undefined) continue;
+        const { $schema: _dialect, ...rule } = modelJsonSchema(header.schema, 'input');
+        inputSchema.properties[header.field] = { ...rule, description: header.description };
+      }
+      // The summary and what is particular to a tool (not the REST description: headers, a bare array).
+      const description = [`${op.summary}.`];
+      if (via !== undefined) {
+        description.push(
+          'Answers { items, nextCursor }, items ordered by id (oldest first): pass nextCursor back as `cursor` for ' +
+            `the next page; it is null on the last. A page over ${MCP_PAGE_BYTES / 1024} KiB comes back shorter, ` +
+            'with the cursor where it stopped.',
+        );
+      }
+      if (op.deprecated !== undefined) {
+        description.push(
+          `Deprecated: removed on ${op.deprecated.sunset}; use ${op.deprecated.replacement} instead.`,
+        );
+      }
+      const config = {
         title: op.summary,
-        description: toolDescription(tool),
-        inputSchema: listedSchema(tool.inputSchema),
-        outputSchema: listedSchema(tool.outputSchema),
+        description: description.join(' '),
+        inputSchema: listedSchema(inputSchema),
+        outputSchema: listedSchema(
+          body === undefined
+            ? { type: 'object' }
+            : (agentSchema(modelJsonSchema(body.schema, 'output'), 'output') as Json),
+        ),
         // From the HTTP method (RFC 9110 section 9.2). A POST is additive, and idempotent only with a key, which
         // the annotation cannot know; PUT and DELETE overwrite or remove (destructive) and are idempotent.
-        annotations: read
-          ? { readOnlyHint: true, openWorldHint: false }
-          : {
-              readOnlyHint: false,
-              destructiveHint: op.method !== 'POST',
-              idempotentHint: op.method === 'PUT' || op.method === 'DELETE',
-              openWorldHint: false,
-            },
+        annotations:
+          op.method === 'GET'
+            ? { readOnlyHint: true, openWorldHint: false }
+            : {
+                readOnlyHint: false,
+                destructiveHint: op.method !== 'POST',
+                idempotentHint: op.method === 'PUT' || op.method === 'DELETE',
+                openWorldHint: false,
+              },
         _meta: {
           stability: op.stability,
           ...(op.deprecated === undefined ? {} : { deprecated: { ...op.deprecated } }),
         },
-      },
-      async () => {
+      };
+      /** The call: the arguments as sent, strings at int64 fields as the integers they spell, then the input. */
+      const call = async (sent: unknown, caller: Caller): Promise<CallToolResult> => {
         try {
-          const input = parseOr400(
-            op.input,
-            decodeArguments(sent === undefined ? {} : sent, tool.int64),
-            inputSubject(op),
-          );
-          const answer = await (call[tool.handler] as Handler)(input, { caller });
+          let args = sent === undefined ? {} : sent;
+          if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+            const decoded: Json = { ...(args as Json) };
+            for (const name of int64) {
+              const value = decoded[name];
+              if (typeof value === 'string') decoded[name] = integerOfText(value) ?? value;
+            }
+            args = decoded;
+          }
+          const parsed = parseOr400(op.input, args, inputSubject(op)) as Json;
+          const handle = (input: unknown) => (handlers[answering] as Handler)(input, { caller });
+          const answer = await handle(parsed);
           const answered = result(answer);
           const text = (answered.content[0] as { text: string }).text;
-          if (!tool.paged || Buffer.byteLength(text) <= MCP_PAGE_BYTES) return answered;
-          return result(
-            await shorterPage(answer as Page, input as Json, call[tool.handler] as Handler, caller),
-          );
+          if (via === undefined || Buffer.byteLength(text) <= MCP_PAGE_BYTES) return answered;
+          // Over MCP_PAGE_BYTES: read again with as many items as fit, so that the cursor is the domain's.
+          let fit = 0;
+          let bytes = 300; // `{"items":[],"nextCursor":…}` with a cursor
+          for (const item of (answer as { items: unknown[] }).items) {
+            bytes += Buffer.byteLength(agentJson(item)) + 1;
+            if (bytes > MCP_PAGE_BYTES) break;
+            fit += 1;
+          }
+          return result(await handle({ ...parsed, limit: Math.max(fit, 1) }));
         } catch (error) {
-          return toolError(error, onToolError, op);
+          // A failure carries the contract's Error body (what REST would answer); a fault of ours is logged.
+          const known = toAppError(error);
+          if (known === undefined) deps.onToolError(error, op.id);
+          return result((known ?? internalError()).toBody(), true);
         }
-      },
-    );
-  }
-  return server;
+      };
+      return { name: op.id, config, call };
+    });
 }
 
-interface Page {
-  items: unknown[];
-  nextCursor: string | null;
-}
-
-/** A page over MCP_PAGE_BYTES read again with as many items as fit, so that its cursor is the domain's. */
-async function shorterPage(page: Page, input: Json, handle: Handler, caller: Caller): Promise<Page> {
-  let fit = 0;
-  let bytes = 300; // `{"items":[],"nextCursor":…}` with a cursor
-  for (const item of page.items) {
-    bytes += Buffer.byteLength(agentJson(item)) + 1;
-    if (bytes > MCP_PAGE_BYTES) break;
-    fit += 1;
-  }
-  return (await handle({ ...input, limit: Math.max(fit, 1) }, { caller })) as Page;
-}
+/** What our layer hands each per-request server: the caller, and tools/call's `arguments` as our reader read them. */
+type RequestExtra = { caller: Caller; arguments?: unknown };
 
 // ---- HTTP ------------------------------------------------------------------------------------------------
 
@@ -297,30 +227,28 @@ async function shorterPage(page: Page, input: Json, handle: Handler, caller: Cal
  * 401 with `WWW-Authenticate` naming the metadata. POST alone is served; other methods are answerOtherMethod's.
  */
 export function mcpRouter(deps: McpDeps): Router {
-  const contract = deps.contract ?? defaultContract;
-  const tools = toolsOf(Object.values(contract), deps.deprecatedTools ?? false);
-  const call = deps.handlers as Readonly<Record<string, Handler>>;
+  const tools = toolsOf(Object.values(deps.contract ?? defaultContract), deps);
   const handler = createMcpHandler(
-    (ctx) =>
-      mcpServer(
-        tools,
-        call,
-        (ctx.authInfo?.extra as RequestExtra | undefined) ?? { caller: { subject: '' } },
-        deps.onToolError,
-      ),
+    ({ authInfo }) => {
+      const extra = authInfo?.extra as RequestExtra; // handed in by every fetch below
+      // Stateless: the tool list never changes within a request, so no list-changed notifications are promised.
+      const server = new McpServer(
+        { name: 'petstore', version: '1.0.0' },
+        { capabilities: { tools: { listChanged: false } } },
+      );
+      for (const { name, config, call } of tools)
+        server.registerTool(name, config, () => call(extra.arguments, extra.caller));
+      return server;
+    },
     { legacy: 'stateless' },
   );
   const allowedOrigins = new Set(deps.allowedOrigins);
-  const metadataUrl = (req: Parameters<RequestHandler>[0]) =>
-    getOAuthProtectedResourceMetadataUrl(new URL(`${requestBaseUrl(req, deps.publicBaseUrl)}/mcp`));
 
-  const router = express.Router();
+  // Paths as written: Express would also take `/v1/MCP` and a trailing `/`.
+  const router = express.Router({ caseSensitive: true, strict: true });
   // RFC 9728: at `/.well-known/oauth-protected-resource` + the resource's path, which behind a path prefix (a public
-  // URL such as https://api.example.com/petstore/v1) has the prefix in it: any path that ends with ours is served,
-  // as written (Express would also take `/v1/MCP` and a trailing `/`).
-  const metadata = express.Router({ caseSensitive: true, strict: true });
-  router.use(metadata);
-  readRoute(metadata, `${METADATA_ROOT}{/*prefix}${MCP_PATH}`, (req, res) => {
+  // URL such as https://api.example.com/petstore/v1) has the prefix in it: any path that ends with ours is served.
+  readRoute(router, `/.well-known/oauth-protected-resource{/*prefix}${MCP_PATH}`, (req, res) => {
     if (answeredConditionally(req, res)) return;
     const base = requestBaseUrl(req, deps.publicBaseUrl);
     sendJsonText(
@@ -334,24 +262,32 @@ export function mcpRouter(deps: McpDeps): Router {
       }),
     );
   });
-  router.all(MCP_PATH, async (req, res, next) => {
-    // Exactly /v1/mcp: Express's router would also take `/v1/mcp/` and `/v1/MCP`.
-    if (req.path !== MCP_PATH) return next();
+  router.all(MCP_PATH, async (req, res) => {
     labelResponse(res, MCP_LABEL);
     try {
-      // Before the key: a page of another site learns nothing, not even whether a key it guessed is one.
-      refuseForeignOrigin(req.headers.origin, allowedOrigins);
+      // MCP Streamable HTTP (2025-11-25, Security Warning): an Origin present and not allowed is 403, never judged
+      // by Host (a page that rebinds a name to the api sends an Origin and a Host that agree). Before the key: a
+      // page of another site learns nothing, not even whether a key it guessed is one.
+      const { origin } = req.headers;
+      if (origin !== undefined && !allowedOrigins.has('*') && !allowedOrigins.has(origin)) {
+        throw new AppError(
+          'forbidden',
+          `a page from ${origin} may not call ${MCP_PATH}: only origins in CORS_ORIGINS or of the public URLs may`,
+        );
+      }
       let caller: Caller;
       try {
         caller = await deps.guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
       } catch (error) {
         const known = toAppError(error);
-        if (known?.status === 401) {
-          const challenge = String(known.headers?.['WWW-Authenticate'] ?? 'Bearer realm="petstore"');
-          res.setHeader('WWW-Authenticate', `${challenge}, resource_metadata="${metadataUrl(req)}"`);
-          throw new AppError('unauthorized', known.message);
-        }
-        throw error;
+        if (known?.status !== 401) throw error;
+        const challenge = known.headers['WWW-Authenticate'] ?? 'Bearer realm="petstore"';
+        const metadata = getOAuthProtectedResourceMetadataUrl(
+          new URL(`${requestBaseUrl(req, deps.publicBaseUrl)}/mcp`),
+        );
+        throw new AppError('unauthorized', known.message, {
+          'WWW-Authenticate': `${challenge}, resource_metadata="${metadata}"`,
+        });
       }
       if (req.method !== 'POST') return answerOtherMethod(req, res, MCP_ALLOW);
       // As on REST, nothing is ignored: the endpoint reads no query parameter.
@@ -362,9 +298,8 @@ export function mcpRouter(deps: McpDeps): Router {
       const { value } = await readJsonBody(req, res);
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';
-      // The answer comes as JSON or an event stream, so Accept must take both. Express's negotiation alone decides
-      // (RFC 9110 12.5.1: no Accept takes any type, ranges take theirs, q=0 refuses), in both eras: the SDK only
-      // looks for the names in the text (`text/event-stream;q=0` passed), and its 2026-07-28 path not at all.
+      // Express's negotiation alone decides (RFC 9110 12.5.1: no Accept takes any type, q=0 refuses): the SDK only
+      // looks for the names in the text (`text/event-stream;q=0` passed), and on its 2026-07-28 path not at all.
       if (!MCP_ANSWER_TYPES.every((type) => req.accepts(type))) {
         throw new AppError(
           'not_acceptable',
@@ -373,12 +308,11 @@ export function mcpRouter(deps: McpDeps): Router {
       }
       req.headers.accept = MCP_ANSWER_TYPES.join(', ');
       const extra: RequestExtra = { caller, arguments: checkMessage(value) };
-      // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits. (The tools read the arguments
-      // as sent, from `extra`.)
+      // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits (the tools read `extra`).
       const request = await toWebRequest(req, value === undefined ? undefined : JSON.parse(agentJson(value)));
       // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
       const response = await handler.fetch(request, {
-        authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra: { ...extra } },
+        authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra },
       });
       res.statusCode = response.status;
       // The SDK's own headers, but not over the ones every answer carries (it says `no-cache` where ours is no-store).
@@ -391,20 +325,6 @@ export function mcpRouter(deps: McpDeps): Router {
     }
   });
   return router;
-}
-
-const METADATA_ROOT = '/.well-known/oauth-protected-resource';
-
-/**
- * MCP Streamable HTTP (2025-11-25, Security Warning): an Origin present and not allowed is 403. Never judged by
- * Host: a page that rebinds a name to the api (DNS rebinding) sends an Origin and a Host that agree.
- */
-function refuseForeignOrigin(origin: string | undefined, allowed: ReadonlySet<string>): void {
-  if (origin === undefined || allowed.has('*') || allowed.has(origin)) return;
-  throw new AppError(
-    'forbidden',
-    `a page from ${origin} may not call ${MCP_PATH}: only origins in CORS_ORIGINS or of the public URLs may`,
-  );
 }
 
 /**
