@@ -168,7 +168,9 @@ function listenError(error: Error, variable: 'PORT' | 'METRICS_PORT', host: stri
   const useAnAddress = `Use ${hostVariable}=127.0.0.1 or ${hostVariable}=0.0.0.0.`;
   // getaddrinfo: a name that does not resolve (ENOTFOUND, also for text that is no host name at all) or a DNS
   // server that did not answer (EAI_AGAIN).
-  const unresolved = `${hostVariable}=${host}: not an address of this machine, nor a name that resolves to one (${code}). ${useAnAddress}`;
+  const unresolved =
+    `${hostVariable}=${host}: not an address of this machine, nor a name that resolves to one (${code}). ` +
+    useAnAddress;
   const message = {
     EADDRINUSE:
       `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +

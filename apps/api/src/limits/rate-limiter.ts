@@ -157,9 +157,10 @@ export function createRateLimiter(
 }
 
 /**
- * Failed authentications per client address and minute, in this process's memory (express-rate-limit's MemoryStore and
- * ipKeyGenerator). Checked once the key is known to be wrong, so that a valid key from a limited address (behind a
- * balancer, every client's) is still served: a made-up `psk_` key from it still costs its one lookup (then cached).
+ * Failed authentications per client address and minute, in this process's memory (express-rate-limit's
+ * MemoryStore and ipKeyGenerator). Checked once the key is known to be wrong, so that a valid key from a limited
+ * address (behind a balancer, every client's) is still served: a made-up `psk_` key from it still costs its one
+ * lookup (then cached).
  */
 export function createFailureLimiter({ limit }: { limit: number }) {
   const store = new MemoryStore();
