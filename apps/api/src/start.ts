@@ -1,4 +1,5 @@
 // Composition root (loaded by main.ts): parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { appliedMigrationNames, listMigrationNames, migrateIfNeeded } from '@petstore/migrations';
 import { assertExactJsonSupport } from '@petstore/schema';
@@ -107,10 +108,9 @@ async function main(): Promise<void> {
     tracer: tracing?.requests,
   });
   const server = createHttpServer(app, config.serverLimits, { request: app.request, response: app.response });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', (error) => reject(listenError(error, 'PORT', config.host, config.port)));
-    server.listen(config.port, config.host);
+  server.listen(config.port, config.host);
+  await once(server, 'listening').catch((error: Error) => {
+    throw listenError(error, 'PORT', config.host, config.port);
   });
   capHeapGrowth();
   // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
