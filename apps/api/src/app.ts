@@ -105,16 +105,6 @@ const ALLOWED_HEADERS = [
   'Last-Event-ID',
 ];
 
-/** The tRPC fast path's output writers: each procedure whose contract body has a hot writer gets it. */
-function trpcOutputWriters(operations: Readonly<Record<string, OperationContract>>) {
-  const writers = new Map<string, (value: unknown) => string | undefined>();
-  for (const op of Object.values(operations)) {
-    const write = op.success.body === undefined ? undefined : PET_SUPERJSON_WRITERS[op.success.body.id];
-    if (write !== undefined) writers.set(trpcPath(op), write);
-  }
-  return writers;
-}
-
 /** The domain layer every transport calls: the pets service, and the change feed's stream. */
 export function createOperationHandlers(
   deps: Pick<AppDeps, 'sql' | 'logger' | 'replicas' | 'idempotencyKeyTtlSeconds' | 'petFeed'>,
@@ -228,7 +218,13 @@ export function createApp(deps: AppDeps): express.Express {
     TRPC_MOUNT_PATH,
     trpcMiddleware(createAppRouter(handlers, contract), {
       fastPath: deps.trpcFastPath ?? true,
-      outputWriters: trpcOutputWriters(contract ?? defaultContract),
+      // Each procedure whose contract body has a hot writer gets it.
+      outputWriters: new Map(
+        Object.values(contract ?? defaultContract).flatMap((op) => {
+          const write = op.success.body && PET_SUPERJSON_WRITERS[op.success.body.id];
+          return write === undefined ? [] : [[trpcPath(op), write] as const];
+        }),
+      ),
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
       compressAnswer,

@@ -102,7 +102,12 @@ export const EVENTS_DEFAULTS = {
 } as const;
 
 const postgresUrl = (error: string) => z.url({ protocol: /^postgres(ql)?$/, error });
-const trueOrFalse = z.enum(['true', 'false'], { error: 'must be true or false' });
+const trueOrFalse = z.stringbool({
+  truthy: ['true'],
+  falsy: ['false'],
+  case: 'sensitive',
+  error: 'must be true or false',
+});
 
 // Every variable as its text; an empty one is as good as unset (parseConfig drops it before this reads it).
 const EnvSchema = z.object({
@@ -129,7 +134,7 @@ const EnvSchema = z.object({
     tooSmall: 'must be at least 1 (unset it to turn rate limiting off)',
   }).optional(),
   // Deprecated operations (getPet) as MCP tools too: hidden from agents unless asked for.
-  MCP_DEPRECATED_TOOLS: trueOrFalse.default('false'),
+  MCP_DEPRECATED_TOOLS: trueOrFalse.default(false),
   // How long createPet's idempotency keys are remembered (the IETF draft suggests at least 24 hours).
   IDEMPOTENCY_KEY_TTL_SECONDS: seconds(30).default(24 * 60 * 60),
   // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
@@ -234,6 +239,10 @@ export function parseConfig(source: Record<string, string | undefined>) {
       `METRICS_PORT: must differ from PORT (${env.PORT}): metrics are served on a port of their own`,
   ].find((problem) => problem !== false);
   if (broken !== undefined) throw invalid([broken]);
+  // The traces URL as OpenTelemetry's exporters derive it: the signal's own variable, else `<endpoint>/v1/traces`.
+  const tracesUrl =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT && `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
   return {
     port: env.PORT,
     host: env.HOST,
@@ -259,7 +268,7 @@ export function parseConfig(source: Record<string, string | undefined>) {
     /** Requests per minute per API key, counted across instances; undefined: no limit. */
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     idempotencyKeyTtlSeconds: env.IDEMPOTENCY_KEY_TTL_SECONDS,
-    mcpDeprecatedTools: env.MCP_DEPRECATED_TOOLS === 'true',
+    mcpDeprecatedTools: env.MCP_DEPRECATED_TOOLS,
     /** Listed as the OpenAPI `servers`; each optional. */
     productionUrl: env.PETSTORE_PRODUCTION_URL,
     stagingUrl: env.PETSTORE_STAGING_URL,
@@ -283,19 +292,9 @@ export function parseConfig(source: Record<string, string | undefined>) {
       /** Where LISTEN connects; undefined on PGlite (its own listen). */
       listenUrl: env.EVENTS_LISTEN_URL ?? env.DATABASE_URL,
     },
-    tracing: tracingConfig(env),
+    tracing:
+      tracesUrl === undefined || env.OTEL_SDK_DISABLED
+        ? undefined
+        : { tracesUrl, serviceName: env.OTEL_SERVICE_NAME },
   };
-}
-
-/** The traces URL as OpenTelemetry's exporters derive it: the signal's own variable, else `<endpoint>/v1/traces`. */
-function tracingConfig(
-  env: z.output<typeof EnvSchema>,
-): { tracesUrl: string; serviceName: string } | undefined {
-  if (env.OTEL_SDK_DISABLED === 'true') return undefined;
-  const tracesUrl =
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
-    (env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
-      ? undefined
-      : `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
-  return tracesUrl === undefined ? undefined : { tracesUrl, serviceName: env.OTEL_SERVICE_NAME };
 }

@@ -1,4 +1,5 @@
 // Composition root (loaded by main.ts): parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { appliedMigrationNames, listMigrationNames, migrateIfNeeded } from '@petstore/migrations';
 import { assertExactJsonSupport } from '@petstore/schema';
@@ -107,10 +108,9 @@ async function main(): Promise<void> {
     tracer: tracing?.requests,
   });
   const server = createHttpServer(app, config.serverLimits, { request: app.request, response: app.response });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', (error) => reject(listenError(error, 'PORT', config.host, config.port)));
-    server.listen(config.port, config.host);
+  server.listen(config.port, config.host);
+  await once(server, 'listening').catch((error: Error) => {
+    throw listenError(error, 'PORT', config.host, config.port);
   });
   capHeapGrowth();
   // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
@@ -162,31 +162,27 @@ const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
  * and what to do (a ConfigError, printed without a stack), instead of Node's EADDRINUSE or ENOTFOUND stack trace.
  */
 function listenError(error: Error, variable: 'PORT' | 'METRICS_PORT', host: string, port: number): Error {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
   const where = `${hostInUrl(host)}:${port}`;
   const hostVariable = variable === 'PORT' ? 'HOST' : 'METRICS_HOST';
-  if (code === 'EADDRINUSE')
-    return new ConfigError(
-      `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
-        `Stop it, or choose another port: ${variable}=${port + 1} (or ${variable}=0 for any free one).`,
-    );
-  if (code === 'EACCES')
-    return new ConfigError(
-      `${variable}=${port}: not allowed to listen on ${where} (ports below 1024 need privileges). ` +
-        `Choose a port of 1024 or above: ${variable}=3000.`,
-    );
-  if (code === 'EADDRNOTAVAIL')
-    return new ConfigError(
-      `${hostVariable}=${host}: no interface of this machine has that address. Use ${hostVariable}=127.0.0.1 or ${hostVariable}=0.0.0.0.`,
-    );
+  const useAnAddress = `Use ${hostVariable}=127.0.0.1 or ${hostVariable}=0.0.0.0.`;
   // getaddrinfo: a name that does not resolve (ENOTFOUND, also for text that is no host name at all) or a DNS
   // server that did not answer (EAI_AGAIN).
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return new ConfigError(
-      `${hostVariable}=${host}: not an address of this machine, nor a name that resolves to one (${code}). ` +
-        `Use ${hostVariable}=127.0.0.1 or ${hostVariable}=0.0.0.0.`,
-    );
-  return error;
+  const unresolved =
+    `${hostVariable}=${host}: not an address of this machine, nor a name that resolves to one (${code}). ` +
+    useAnAddress;
+  const message = {
+    EADDRINUSE:
+      `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
+      `Stop it, or choose another port: ${variable}=${port + 1} (or ${variable}=0 for any free one).`,
+    EACCES:
+      `${variable}=${port}: not allowed to listen on ${where} (ports below 1024 need privileges). ` +
+      `Choose a port of 1024 or above: ${variable}=3000.`,
+    EADDRNOTAVAIL: `${hostVariable}=${host}: no interface of this machine has that address. ${useAnAddress}`,
+    ENOTFOUND: unresolved,
+    EAI_AGAIN: unresolved,
+  }[code];
+  return message === undefined ? error : new ConfigError(message);
 }
 
 main().catch((error: unknown) => {

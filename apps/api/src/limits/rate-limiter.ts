@@ -93,12 +93,10 @@ export function createRateLimiter(
       }
       let running = charged.count - fitting;
       for (const [index, request] of requests.entries()) {
-        if (!fits[index]) {
-          request.resolve({ count: charged.count, admitted: false });
-          continue;
-        }
-        running += request.cost;
-        request.resolve({ count: running, admitted: true });
+        if (fits[index]) running += request.cost;
+        request.resolve(
+          fits[index] ? { count: running, admitted: true } : { count: charged.count, admitted: false },
+        );
       }
       return;
     }
@@ -159,19 +157,14 @@ export function createRateLimiter(
 }
 
 /**
- * Failed authentications per client address, in this process's memory (express-rate-limit's MemoryStore and
- * ipKeyGenerator). Checked once the key is known to be wrong, so that a valid key from a limited address (behind a
- * balancer, every client's) is still served: a made-up `psk_` key from it still costs its one lookup (then cached).
+ * Failed authentications per client address and minute, in this process's memory (express-rate-limit's
+ * MemoryStore and ipKeyGenerator). Checked once the key is known to be wrong, so that a valid key from a limited
+ * address (behind a balancer, every client's) is still served: a made-up `psk_` key from it still costs its one
+ * lookup (then cached).
  */
-export function createFailureLimiter({
-  limit,
-  windowSeconds = 60,
-}: {
-  limit: number;
-  windowSeconds?: number;
-}) {
+export function createFailureLimiter({ limit }: { limit: number }) {
   const store = new MemoryStore();
-  store.init({ windowMs: windowSeconds * 1000 } as Parameters<MemoryStore['init']>[0]);
+  store.init({ windowMs: 60_000 } as Parameters<MemoryStore['init']>[0]);
   return {
     /** Throws 429 when the address has used up its failures in this window. */
     async check(address: string): Promise<void> {

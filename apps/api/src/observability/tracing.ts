@@ -1,14 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type Context,
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -23,7 +14,6 @@ import { PrismaInstrumentation } from '@prisma/instrumentation';
 import type { Config } from '../config.js';
 import type { Sql } from '../db/sql.js';
 import type { OperationLabel } from './operation-label.js';
-import type { TracedRequest, Tracing } from './request-tracer.js';
 
 // OpenTelemetry (docs/operations.md#traces), imported by main only when an OTLP endpoint is set. The statements
 // of db/sql.ts bypass Prisma's client, hence its instrumentation: traceSql gives each a client span of its own.
@@ -35,7 +25,7 @@ export function statementSpanName(statement: string): string {
   return table === undefined ? verb : `${verb} ${table}`;
 }
 
-export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tracing']>): Tracing {
+export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tracing']>) {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     // The caller's sampling decision wins (its `traceparent` flags); a request without one is sampled.
@@ -53,21 +43,24 @@ export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tra
   const start = (req: IncomingMessage, res: ServerResponse) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const method = req.method ?? 'GET';
-    const span: Span = tracer.startSpan(
+    const span = tracer.startSpan(
       method,
       { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.scheme': 'http' } },
       parent,
     );
     const spanContext = span.spanContext();
-    const active: Context = trace.setSpan(parent, span);
+    const active = trace.setSpan(parent, span);
     res.setHeader(
       'traceresponse',
       `00-${spanContext.traceId}-${spanContext.spanId}-0${spanContext.traceFlags.toString(16)}`,
     );
     let ended = false;
-    const traced: TracedRequest = {
+    return {
+      /** 32 hex digits, for the access-log line. */
       traceId: spanContext.traceId,
-      run: (next) => context.with(active, next),
+      /** Runs the rest of the request inside the span's context, so database spans become its children. */
+      run: (next: () => void) => context.with(active, next),
+      /** Names the span by the operation, records the status and the caller (`enduser.id`) and ends it, once. */
       end(label: OperationLabel, status: number, caller?: string) {
         if (ended) return;
         ended = true;
@@ -84,7 +77,6 @@ export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tra
         span.end();
       },
     };
-    return traced;
   };
 
   const spanNames = new Map<string, string>();
@@ -121,6 +113,7 @@ export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tra
   return {
     requests: { start },
     traceSql,
+    /** Exports the spans still buffered and stops. */
     async shutdown() {
       prismaInstrumentation.disable();
       await provider.shutdown();
