@@ -26,15 +26,12 @@ export function createKeyVerifier(
     /** Only keys with this prefix can be issued keys; others never cost a database query (401 stays cheap). */
     prefix: string;
     find: (keyHash: Buffer) => Promise<{ id: bigint } | undefined>;
-    /** How long an unknown issued-looking key is remembered as unknown (ms); default 30 s. */
-    negativeTtlMs?: number;
   },
 ): KeyVerifier {
   const digests = envKeys.map(sha256);
-  // Unknown `psk_` keys, remembered briefly: a flood of made-up ones costs a query per key, not per request. Only
+  // Unknown `psk_` keys, remembered for 30 s: a flood of made-up ones costs a query per key, not per request. Only
   // absence is cached: a revoked key stops working at once.
   const unknown = new Map<string, number>();
-  const negativeTtlMs = issued?.negativeTtlMs ?? 30_000;
   return async (presented) => {
     const candidate = sha256(presented);
     let matched = false;
@@ -49,7 +46,7 @@ export function createKeyVerifier(
     const row = await issued.find(candidate);
     if (row === undefined) {
       if (unknown.size >= 10_000) unknown.clear();
-      unknown.set(cacheKey, now + negativeTtlMs);
+      unknown.set(cacheKey, now + 30_000);
       return undefined;
     }
     return { subject: callerIdentity(candidate), issuedKeyHash: candidate };
@@ -69,10 +66,7 @@ class UnauthorizedError extends AppError {
   }
 }
 
-/**
- * The request's `Authorization`: its value, or every value when repeated (Node keeps the first, a proxy may read
- * the last: two credentials are refused, not resolved by whichever reader looks).
- */
+/** The request's `Authorization`, or every value when repeated (Node keeps the first, a proxy may read the last). */
 export function authorizationOf(req: IncomingMessage): string | string[] | undefined {
   const value = req.headers.authorization;
   if (value === undefined) return undefined;
@@ -109,7 +103,7 @@ export async function authenticate(
   return caller;
 }
 
-export interface AccessRequest {
+interface AccessRequest {
   /** The client's address, for the limit on failed authentications. */
   address?: string | undefined;
   /** How many calls the request carries (a tRPC batch), charged at once. */

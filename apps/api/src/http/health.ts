@@ -26,8 +26,7 @@ const NOT_READY = 'not ready to serve traffic; retry shortly';
 
 /**
  * Probes, without a key: `GET /healthz` (liveness, never the database) and `GET /readyz` (ready while the database
- * answers with every migration this build expects and the process is not draining; else 503). Other methods and
- * preconditions are answered as on every route (readRoute); the answers carry no entity tag.
+ * answers with every migration this build expects and the process is not draining; else 503).
  */
 export function createHealth({
   appliedMigrations,

@@ -15,7 +15,7 @@ import { sendError } from './send.js';
  * preconditions as on the API's GET routes: errors.ts readRoute).
  */
 export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
-  const listener: RequestListener = edgeListener((req, res) => {
+  const listener: RequestListener = edgeListener(async (req, res) => {
     const refused = checkMessage(req);
     if (refused !== undefined) return refuse(res, refused);
     const path = (req.url ?? '').split('?', 1)[0];
@@ -25,22 +25,14 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') return answerOtherMethod(req, res, READ_ALLOW);
       refuseQuery(req);
+      const text = await metrics.registry.metrics();
+      res.setHeader('Cache-Control', 'no-store');
+      if (answeredConditionally(req, res)) return;
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(req.method === 'HEAD' ? undefined : text);
     } catch (error) {
-      return sendError(res, error as AppError);
+      sendError(res, error instanceof AppError ? error : internalError());
     }
-    metrics.registry.metrics().then(
-      (text) => {
-        res.setHeader('Cache-Control', 'no-store');
-        try {
-          if (answeredConditionally(req, res)) return;
-        } catch (error) {
-          return sendError(res, error as AppError);
-        }
-        res.writeHead(200, { 'content-type': metrics.registry.contentType });
-        res.end(req.method === 'HEAD' ? undefined : text);
-      },
-      () => sendError(res, internalError()),
-    );
   });
   const server = createServer({ requireHostHeader: false }, listener);
   guardServer(server, listener, { methods: READ_ALLOW });
