@@ -56,8 +56,7 @@ export function createKeyVerifier(
 class UnauthorizedError extends AppError {
   /**
    * RFC 6750 section 3.1: `invalid_token` for a key that is not one, `invalid_request` for a malformed attempt at
-   * Bearer (or two credentials), no error code when the request made no attempt at it. The status stays 401: a
-   * request without a valid key is 401 whatever else is wrong with it (docs/interface-decisions.md).
+   * Bearer (or two credentials), no error code when the request made no attempt at it. The status stays 401.
    */
   constructor(message: string, error?: 'invalid_token' | 'invalid_request') {
     super('unauthorized', message, {
@@ -68,16 +67,8 @@ class UnauthorizedError extends AppError {
 
 /** The request's `Authorization`, or every value when repeated (Node keeps the first, a proxy may read the last). */
 export function authorizationOf(req: IncomingMessage): string | string[] | undefined {
-  const value = req.headers.authorization;
-  if (value === undefined) return undefined;
-  const raw = req.rawHeaders;
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
-  }
-  if (count < 2) return value;
-  return raw.filter((_, i) => i % 2 === 1 && (raw[i - 1] as string).toLowerCase() === 'authorization');
+  const values = req.headers.authorization === undefined ? undefined : req.headersDistinct.authorization;
+  return values === undefined || values.length > 1 ? values : values[0];
 }
 
 /** The credential check both transports run before anything else; throws UnauthorizedError. */

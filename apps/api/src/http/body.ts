@@ -64,7 +64,7 @@ export function checkHead(req: IncomingMessage): void {
 /** Reads a required JSON request body: its text (UTF-8) and value (int64-exact); the caller validates the value. */
 export async function readJsonBody(req: Request, res: Response): Promise<{ text: string; value: unknown }> {
   checkHead(req);
-  sendContinue(req);
+  sendContinue(req, res);
   const raw = await new Promise<Buffer | undefined>((resolve, reject) => {
     readRaw(req, res, (error?: unknown) =>
       error === undefined ? resolve(req.body) : reject(fromBodyParser(error as object)),

@@ -322,26 +322,25 @@ function decodeComponent(text: string, what: string, code: ErrorCode): string {
 
 // 100 Continue -------------------------------------------------------------------------------------------
 
+/** A request whose `100 Continue` waits: whether its connection was to be kept alive. */
 const CONTINUE = Symbol('petstore.continue');
-type WithContinue = IncomingMessage & {
-  [CONTINUE]?: { res: ServerResponse; keepAlive: boolean } | undefined;
-};
+type WithContinue = IncomingMessage & { [CONTINUE]?: boolean | undefined };
 
 /**
  * `Expect: 100-continue` (the server's checkContinue): `100 Continue` waits until the body is about to be read
  * (sendContinue). Until then the connection is marked to close, since a refused request's body may still arrive.
  */
 export function deferContinue(req: IncomingMessage, res: ServerResponse): void {
-  (req as WithContinue)[CONTINUE] = { res, keepAlive: res.shouldKeepAlive };
+  (req as WithContinue)[CONTINUE] = res.shouldKeepAlive;
   res.shouldKeepAlive = false;
 }
 
 /** Sends the deferred `100 Continue`, if any: the body reader calls it right before it reads. */
-export function sendContinue(req: IncomingMessage): void {
-  const pending = (req as WithContinue)[CONTINUE];
-  if (pending === undefined) return;
+export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
+  const keepAlive = (req as WithContinue)[CONTINUE];
+  if (keepAlive === undefined) return;
   (req as WithContinue)[CONTINUE] = undefined;
-  if (pending.res.headersSent) return;
-  pending.res.shouldKeepAlive = pending.keepAlive;
-  pending.res.writeContinue();
+  if (res.headersSent) return;
+  res.shouldKeepAlive = keepAlive;
+  res.writeContinue();
 }

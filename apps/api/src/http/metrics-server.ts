@@ -9,10 +9,9 @@ import { answeredConditionally } from './preconditions.js';
 import { sendError } from './send.js';
 
 /**
- * The scrape endpoint: `GET /metrics` on a server of its own, so that it is reachable only where the operator
- * binds it (127.0.0.1 unless METRICS_HOST says otherwise), never through the API's port or its load balancer.
- * The API's edge applies here too: every answer is an Error body, every rule the same (other methods, OPTIONS and
- * preconditions as on the API's GET routes: errors.ts readRoute).
+ * The scrape endpoint: `GET /metrics` on a server of its own, reachable only where the operator binds it, never
+ * through the API's port. The API's edge applies here too, and other methods, OPTIONS and preconditions are answered
+ * as on the API's GET routes (errors.ts readRoute).
  */
 export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
   const listener: RequestListener = edgeListener(async (req, res) => {
