@@ -5,10 +5,8 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { sendError } from './send.js';
 
-/** Errors raised by Express or Node itself carry a `type` or a 4xx `status`. */
-type HttpLibraryError = Error & { type?: string; status?: number; statusCode?: number };
-
-function fromLibraryError(error: HttpLibraryError): AppError | undefined {
+/** Errors raised by Express or Node itself carry a 4xx `status`. */
+function fromLibraryError(error: Error & { status?: number; statusCode?: number }): AppError | undefined {
   const status = error.status ?? error.statusCode;
   if (error instanceof URIError || (status === 400 && /decode/i.test(error.message))) {
     return new AppError('validation_failed', 'the URL is not valid percent-encoding');
