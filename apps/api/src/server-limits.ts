@@ -13,11 +13,9 @@ import type { ErrorCode } from '@petstore/schema';
 import { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
-import { deferContinue, edgeListener, SERVER_METHODS } from './http/edge.js';
+import { deferContinue, edgeListener, type HeadersOf, SERVER_METHODS } from './http/edge.js';
 import { operationHeadersOf } from './http/rest.js';
-
-/** The headers every answer of the operation a method and target name carries (http/rest.ts operationHeadersOf). */
-export type HeadersOf = (method: string, url: string) => Readonly<Record<string, string>> | undefined;
+import { errorBodyText } from './http/send.js';
 
 /** The prototypes the handler gives every request and response (Express's `app.request` and `app.response`). */
 export interface MessagePrototypes {
@@ -26,8 +24,8 @@ export interface MessagePrototypes {
 }
 
 /**
- * Request and response classes whose objects have Express's prototypes from the start, so that its
- * `Object.setPrototypeOf` in `app.handle` changes no hidden class (docs/performance.md). Node's constructors run.
+ * Node's request and response classes with Express's prototypes from the start, so that its `Object.setPrototypeOf`
+ * in `app.handle` changes no hidden class (docs/performance.md).
  */
 export function messageClasses({ request, response }: MessagePrototypes) {
   return {
@@ -36,7 +34,6 @@ export function messageClasses({ request, response }: MessagePrototypes) {
   };
 }
 
-/** A constructor whose objects are `Base`'s, made by `Base`'s constructor, with `prototype` as their prototype. */
 function withPrototype<T extends abstract new (...args: never[]) => object>(Base: T, prototype: object): T {
   function Message(...args: unknown[]) {
     return Reflect.construct(Base, args, Message);
@@ -46,21 +43,20 @@ function withPrototype<T extends abstract new (...args: never[]) => object>(Base
 }
 
 /**
- * The HTTP server for `handler`, with limits that keep slow or greedy clients from holding sockets (Node's
- * defaults: 5 minutes for a body, 60-90 s for trickled headers, no connection limit). Node checks the timeouts
- * on a timer, every 30 s by default (adding up to 30 s to each): here every second, or the headers timeout.
- * Node 24 runs the headers timer only while a request arrives, so it may be shorter than the keep-alive timeout.
+ * The HTTP server for `app`, with limits that keep slow or greedy clients from holding sockets (Node's defaults: 5
+ * minutes for a body, 60-90 s for trickled headers, no connection limit). Node checks the timeouts on a timer, every
+ * 30 s by default (adding up to 30 s to each): here every second, or the headers timeout. Node 24 runs the headers
+ * timer only while a request arrives, so it may be shorter than the keep-alive timeout.
  */
 export function createHttpServer(
   app: RequestListener,
   limits: ServerLimits,
-  prototypes?: MessagePrototypes,
-  headersOf: HeadersOf = operationHeadersOf(),
+  prototypes: MessagePrototypes,
 ): Server {
   const handler = edgeListener(app);
   const server = createServer(
     {
-      ...(prototypes === undefined ? {} : messageClasses(prototypes)),
+      ...messageClasses(prototypes),
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: limits.headersTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -71,7 +67,7 @@ export function createHttpServer(
     handler,
   );
   server.maxConnections = limits.maxConnections;
-  guardServer(server, handler, { headersOf });
+  guardServer(server, handler, { headersOf: operationHeadersOf() });
   return server;
 }
 
@@ -119,7 +115,7 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
   ],
 };
 
-/** What a socket Node's parser gave up on carries, as far as this handler needs it: the response in flight. */
+/** A socket Node's parser gave up on, with the response in flight. */
 type ClientSocket = Duplex & { _httpMessage?: ServerResponse | null };
 
 /** Sockets already being answered: a failed parser may report the same connection more than once. */
@@ -127,27 +123,10 @@ const answering = new WeakSet<Duplex>();
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
 
-/**
- * A whole request line: a method token (RFC 9110 section 9.1, case-sensitive), a target, the version (RFC 9112
- * section 3), and its end.
- */
+/** A whole request line: a method token (RFC 9110 section 9.1, case-sensitive), a target, the version, its end. */
 const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) HTTP\/1\.[01]\r?\n$/;
 
-/**
- * The packet's lines, each with its line end, up to the one the parser stopped in, which is last (earlier
- * requests, answered already, before it); a line not ended yet is no whole request line.
- */
-function linesToFailure({ rawPacket, bytesParsed = 0 }: ParserError): string[] {
-  if (rawPacket === undefined) return [];
-  const text = rawPacket.toString('latin1');
-  const end = text.indexOf('\n', bytesParsed);
-  return (end === -1 ? text : text.slice(0, end + 1)).split(/(?<=\n)/);
-}
-
-/**
- * The method and target of the request the parser refused, when it got that far: the request being read (a
- * timeout mid-body), or the last request line up to where the parser stopped.
- */
+/** The method and target of the request the parser refused, when it got that far (a timeout mid-body, a line). */
 function refusedRequest(lines: readonly string[], socket: ClientSocket): [string, string] | undefined {
   const reading = socket._httpMessage?.req;
   if (reading !== undefined && !reading.complete) return [reading.method ?? '', reading.url ?? ''];
@@ -156,13 +135,6 @@ function refusedRequest(lines: readonly string[], socket: ClientSocket): [string
     if (line !== null) return [line[1] as string, line[2] as string];
   }
   return undefined;
-}
-
-/** The operation headers for the refused request (the document declares the edge's answers on every operation). */
-function operationHeaders([method, target]: [string, string], headersOf: HeadersOf | undefined) {
-  // An absolute-form target names its path as the edge reads it (RFC 9112 section 3.2.2).
-  const path = target.startsWith('/') ? target : URL.parse(target)?.pathname;
-  return path === undefined ? undefined : headersOf?.(method, path);
 }
 
 function answerClientError(
@@ -177,7 +149,10 @@ function answerClientError(
     socket.destroy();
     return;
   }
-  const lines = linesToFailure(err);
+  // The packet's lines, each with its line end, up to the one the parser stopped in, which is last.
+  const packet = err.rawPacket?.toString('latin1') ?? '';
+  const end = packet.indexOf('\n', err.bytesParsed ?? 0);
+  const lines = (end === -1 ? packet : packet.slice(0, end + 1)).split(/(?<=\n)/);
   // Refused for its method alone, in a well-formed request line: a method it does not know is 501 (RFC 9110
   // section 15.6.2); anything else is malformed.
   const [code, message] =
@@ -187,14 +162,16 @@ function answerClientError(
           'malformed_request',
           'The request is not valid HTTP/1.1 (method, request line or a header); the connection is closed.',
         ]);
-  const request = refusedRequest(lines, socket);
-  const headers = request === undefined ? undefined : operationHeaders(request, headersOf);
+  // The operation's headers (the document declares the edge's answers on every operation); an absolute-form target
+  // names its path as the edge reads it (RFC 9112 section 3.2.2).
+  const [method = '', target = ''] = refusedRequest(lines, socket) ?? [];
+  const path = target.startsWith('/') ? target : URL.parse(target)?.pathname;
+  const headers = path === undefined ? undefined : headersOf?.(method, path);
   // A HEAD's answer is GET's without the content (RFC 9110 section 9.3.2).
-  const answer = () => endWith(socket, new AppError(code, message, { ...headers }), request?.[0] === 'HEAD');
+  const answer = () => endWith(socket, new AppError(code, message, { ...headers }), method === 'HEAD');
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) answer();
-  // Garbage pipelined behind a complete request: that request's response goes out first, whole, then this
-  // one (Node's own handler would drop the earlier response or splice the two).
+  // Garbage pipelined behind a complete request: that request's response goes out first, whole, then this one.
   else if (inFlight.req.complete) inFlight.once('finish', answer);
   // The request in flight is the one that failed (a timeout mid-body): answer it unless its response began.
   else if (!inFlight.headersSent) answer();
@@ -202,15 +179,15 @@ function answerClientError(
 }
 
 /**
- * Ends a socket no ServerResponse serves with a whole HTTP/1.1 answer carrying what every answer carries (Date, a
- * request id, the security headers); the id `parser-<uuid>` says no request reached the app (no log line has it).
+ * Ends a socket no ServerResponse serves with a whole answer carrying what every answer carries; the id
+ * `parser-<uuid>` says no request reached the app (no log line has it).
  */
 function endWith(socket: Duplex, error: AppError, head = false): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const body = JSON.stringify(error.toBody());
+  const body = errorBodyText(error);
   let fields = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`;
   fields += `Date: ${new Date().toUTCString()}\r\n${REQUEST_ID_HEADER}: parser-${randomUUID()}\r\n`;
   for (const name in SECURITY_HEADER_CONTRACTS)

@@ -26,15 +26,12 @@ export function createKeyVerifier(
     /** Only keys with this prefix can be issued keys; others never cost a database query (401 stays cheap). */
     prefix: string;
     find: (keyHash: Buffer) => Promise<{ id: bigint } | undefined>;
-    /** How long an unknown issued-looking key is remembered as unknown (ms); default 30 s. */
-    negativeTtlMs?: number;
   },
 ): KeyVerifier {
   const digests = envKeys.map(sha256);
-  // Unknown `psk_` keys, remembered briefly: a flood of made-up ones costs a query per key, not per request. Only
+  // Unknown `psk_` keys, remembered for 30 s: a flood of made-up ones costs a query per key, not per request. Only
   // absence is cached: a revoked key stops working at once.
   const unknown = new Map<string, number>();
-  const negativeTtlMs = issued?.negativeTtlMs ?? 30_000;
   return async (presented) => {
     const candidate = sha256(presented);
     let matched = false;
@@ -49,7 +46,7 @@ export function createKeyVerifier(
     const row = await issued.find(candidate);
     if (row === undefined) {
       if (unknown.size >= 10_000) unknown.clear();
-      unknown.set(cacheKey, now + negativeTtlMs);
+      unknown.set(cacheKey, now + 30_000);
       return undefined;
     }
     return { subject: callerIdentity(candidate), issuedKeyHash: candidate };
@@ -59,8 +56,7 @@ export function createKeyVerifier(
 class UnauthorizedError extends AppError {
   /**
    * RFC 6750 section 3.1: `invalid_token` for a key that is not one, `invalid_request` for a malformed attempt at
-   * Bearer (or two credentials), no error code when the request made no attempt at it. The status stays 401: a
-   * request without a valid key is 401 whatever else is wrong with it (docs/interface-decisions.md).
+   * Bearer (or two credentials), no error code when the request made no attempt at it. The status stays 401.
    */
   constructor(message: string, error?: 'invalid_token' | 'invalid_request') {
     super('unauthorized', message, {
@@ -69,21 +65,10 @@ class UnauthorizedError extends AppError {
   }
 }
 
-/**
- * The request's `Authorization`: its value, or every value when repeated (Node keeps the first, a proxy may read
- * the last: two credentials are refused, not resolved by whichever reader looks).
- */
+/** The request's `Authorization`, or every value when repeated (Node keeps the first, a proxy may read the last). */
 export function authorizationOf(req: IncomingMessage): string | string[] | undefined {
-  const value = req.headers.authorization;
-  if (value === undefined) return undefined;
-  const raw = req.rawHeaders;
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
-  }
-  if (count < 2) return value;
-  return raw.filter((_, i) => i % 2 === 1 && (raw[i - 1] as string).toLowerCase() === 'authorization');
+  const values = req.headers.authorization === undefined ? undefined : req.headersDistinct.authorization;
+  return values === undefined || values.length > 1 ? values : values[0];
 }
 
 /** The credential check both transports run before anything else; throws UnauthorizedError. */
@@ -109,7 +94,7 @@ export async function authenticate(
   return caller;
 }
 
-export interface AccessRequest {
+interface AccessRequest {
   /** The client's address, for the limit on failed authentications. */
   address?: string | undefined;
   /** How many calls the request carries (a tRPC batch), charged at once. */

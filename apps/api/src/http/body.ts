@@ -20,11 +20,7 @@ function isJsonContentType(header: string): boolean {
 
 // body-parser reads the bytes only (its JSON.parse rounds int64, its charset decoding replaces invalid bytes), of
 // any type: checkHead refused the others. A body without a Content-Type is refused with 415 unless it is empty.
-const readRaw = express.raw({
-  type: () => true,
-  limit: REQUEST_BODY_LIMIT_BYTES,
-  inflate: false,
-});
+const readRaw = express.raw({ type: () => true, limit: REQUEST_BODY_LIMIT_BYTES, inflate: false });
 
 // The connection is closed once the 413 is written.
 const tooLarge = () =>
@@ -65,16 +61,10 @@ export function checkHead(req: IncomingMessage): void {
   if (Number(req.headers['content-length']) > REQUEST_BODY_LIMIT_BYTES) throw tooLarge();
 }
 
-/** A JSON request body: its text (UTF-8, checked) and its value (int64-exact, see parseJson). */
-export interface JsonBody {
-  text: string;
-  value: unknown;
-}
-
-/** Reads a required JSON request body; the caller validates the value against its schema. */
-export async function readJsonBody(req: Request, res: Response): Promise<JsonBody> {
+/** Reads a required JSON request body: its text (UTF-8) and value (int64-exact); the caller validates the value. */
+export async function readJsonBody(req: Request, res: Response): Promise<{ text: string; value: unknown }> {
   checkHead(req);
-  sendContinue(req);
+  sendContinue(req, res);
   const raw = await new Promise<Buffer | undefined>((resolve, reject) => {
     readRaw(req, res, (error?: unknown) =>
       error === undefined ? resolve(req.body) : reject(fromBodyParser(error as object)),

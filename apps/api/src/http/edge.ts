@@ -7,8 +7,7 @@ import { AppError } from '../errors.js';
 import { sendError } from './send.js';
 
 // The edge: every request is read here once, on every listener, before REST or tRPC sees it. Its rules are
-// docs/interface-decisions.md, "The edge". The checks are one pass over `rawHeaders` (Node's `headers` merges or
-// drops repeats) and regular expressions: no allocation beyond a lower-cased header name.
+// docs/interface-decisions.md, "The edge". Repeats are read from `rawHeaders` (Node's `headers` merges or drops them).
 
 const MAX_HEADER_FIELDS = 100;
 const MAX_QUERY_PARAMETERS = 100;
@@ -51,9 +50,8 @@ const malformed = (message: string) => refusal('malformed_request', message);
 const authorities = new WeakMap<IncomingMessage, string>();
 
 /**
- * Rewrites an absolute-form target, once, into the origin-form every later reader sees (Express's router cannot
- * route `http://a[b/v1/pets` at all), and returns its authority, which replaces Host. Called before Express
- * (edgeListener), and again by checkMessage for an app served some other way.
+ * Rewrites an absolute-form target, once, into origin-form (Express's router cannot route `http://a[b/v1/pets`) and
+ * returns its authority, which replaces Host. checkMessage calls it again for an app served without edgeListener.
  */
 function toOriginForm(req: IncomingMessage): string | undefined {
   const known = authorities.get(req);
@@ -70,34 +68,23 @@ function toOriginForm(req: IncomingMessage): string | undefined {
 const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
 
 /**
- * Decodes the percent-encoded unreserved characters of the target's path (RFC 3986 section 6.2.2.2: `%65vents` is
- * `events`), so every route, and a normalising proxy or cache in front, names the same resource by either spelling.
- * Reserved ones (`%2F`) stay encoded; the query is its own reader's (queryOf).
+ * Decodes the percent-encoded unreserved characters of the path (RFC 3986 section 6.2.2.2: `%65vents` is `events`),
+ * so routes and a normalising proxy in front name one resource. Reserved ones (`%2F`) stay; the query is queryOf's.
  */
 function normalizePath(req: IncomingMessage): void {
-  const url = req.url ?? '';
-  const percent = url.indexOf('%');
-  if (percent === -1) return;
-  const queryStart = url.indexOf('?');
-  if (queryStart !== -1 && queryStart < percent) return;
-  const path = queryStart === -1 ? url : url.slice(0, queryStart);
-  const decoded = path.replace(ENCODED_UNRESERVED, (code) =>
-    String.fromCharCode(Number.parseInt(code.slice(1), 16)),
+  if (!req.url?.includes('%')) return;
+  req.url = req.url.replace(/^[^?]*/, (path) =>
+    path.replace(ENCODED_UNRESERVED, (code) => String.fromCharCode(Number.parseInt(code.slice(1), 16))),
   );
-  if (decoded !== path) req.url = queryStart === -1 ? decoded : decoded + url.slice(queryStart);
 }
 
-/**
- * A request listener that puts every target in origin-form (toOriginForm) before `handler` routes it, and gives
- * `handler` each connection's requests one at a time (inTurn).
- */
+/** Puts every target in normalised origin-form before `handler` routes it, one request of a connection at a time. */
 export function edgeListener(handler: RequestListener): RequestListener {
   return inTurn((req, res) => {
     toOriginForm(req);
     normalizePath(req);
-    // Node's parser reads nothing more of a connection after a request asking to upgrade it (the rest would be
-    // the new protocol's), so a request pipelined behind one would wait for ever: this one's answer closes the
-    // connection instead (RFC 9112 section 9.6), and the client sends the rest again. We upgrade to nothing.
+    // Node reads nothing more of a connection after an Upgrade request, so one pipelined behind it would wait for
+    // ever: this answer closes the connection instead (RFC 9112 section 9.6). We upgrade to nothing.
     if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
     handler(req, res);
   });
@@ -108,18 +95,16 @@ const WAITING = Symbol('petstore.waiting');
 type Connection = Socket & { [WAITING]?: number };
 
 /**
- * Hands `handler` a request only once every earlier answer on its connection has finished (been handed to the OS),
- * and stops reading the connection while requests wait, so a client that pipelines and never reads gets what the
- * OS buffers hold and no more work done or answers kept for it. Node pauses a connection only when answers are
- * already queued as it parses a request, and an async handler has queued none yet: every pipelined request ran.
+ * Hands `handler` a request only once every earlier answer on its connection has finished, and stops reading the
+ * connection while requests wait: a client that pipelines and never reads gets no more work done or answers kept
+ * (Node pauses only when answers are already queued, and an async handler has queued none yet).
  */
 function inTurn(handler: RequestListener): RequestListener {
   return (req, res) => {
     // Node gives a response its socket once the answers before it have finished, and queues it until then.
     if (res.socket !== null) return handler(req, res);
     const socket = req.socket as Connection;
-    // Node resumes reading on its own (on 'drain', when a body is read): undone while requests wait, as Node's own
-    // onSocketResume undoes a resume while it has paused the connection.
+    // Node resumes reading on its own (on 'drain', when a body is read): undone while requests wait.
     if (socket[WAITING] === undefined) socket.on('resume', () => socket[WAITING] && socket.pause());
     socket[WAITING] = (socket[WAITING] ?? 0) + 1;
     socket.pause();
@@ -188,20 +173,16 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
       'Only the Expect value 100-continue is supported; send the request without this Expect header.',
     );
   }
-  // Checked whether or not this instance has replicas, so a bad position is refused everywhere alike.
+  // Checked with or without replicas, so a bad position is refused everywhere alike.
   const readAfter = headers['petstore-read-after'];
-  if (
-    readAfter !== undefined &&
-    (typeof readAfter !== 'string' || parseReadPosition(readAfter) === undefined)
-  ) {
+  if (readAfter !== undefined && parseReadPosition(String(readAfter)) === undefined) {
     return malformed(
       `${READ_AFTER_HEADER} must be a database position as a write returned it (such as 16/B374D848); send it as ` +
         'received, or without it.',
     );
   }
   const coding = headers['transfer-encoding'];
-  // RFC 9112 section 6.1: HTTP/1.0 has no transfer codings, so its framing is faulty (a proxy may read the body
-  // by Content-Length, or as the rest of the connection, and see another request behind it).
+  // RFC 9112 section 6.1: HTTP/1.0 has no transfer codings, so its framing is faulty.
   if (coding !== undefined && req.httpVersionMinor === 0) {
     return malformed(
       'An HTTP/1.0 request cannot carry Transfer-Encoding; send the body with Content-Length, or use HTTP/1.1.',
@@ -223,10 +204,11 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
   return undefined;
 }
 
+/** The headers every answer of the operation a method and target name carries (rest.ts operationHeadersOf). */
+export type HeadersOf = (method: string, url: string) => Readonly<Record<string, string>> | undefined;
+
 /** The edge on the API, after the request context (its answers carry X-Request-Id and are logged). */
-export function edge(
-  operationHeaders: (method: string, url: string) => Readonly<Record<string, string>> | undefined,
-): RequestHandler {
+export function edge(operationHeaders: HeadersOf): RequestHandler {
   return (req, res, next) => {
     const error = checkMessage(req);
     if (error !== undefined) {
@@ -254,21 +236,19 @@ export function refuse(res: ServerResponse, error: AppError): void {
 // The query ----------------------------------------------------------------------------------------------
 
 /** A request's query parameters, each given once, names and values percent-decoded (UTF-8, `+` is a space). */
-export type QueryParameters = Readonly<Record<string, string>>;
+type QueryParameters = Readonly<Record<string, string>>;
 
 const QUERY = Symbol('petstore.query');
-type WithQuery = IncomingMessage & { [QUERY]?: QueryParameters };
-const NO_PARAMETERS: QueryParameters = Object.freeze(Object.create(null));
 
-/** The request's query, read once (cached). Called after the key check: without a key, 401 whatever it says. */
+/** The request's query, read once. Called after the key check: without a key, 401 whatever it says. */
 export function queryOf(req: IncomingMessage): QueryParameters {
-  const cached = (req as WithQuery)[QUERY];
-  if (cached !== undefined) return cached;
-  const url = req.url ?? '';
-  const start = url.indexOf('?');
-  const query = start === -1 ? NO_PARAMETERS : readQuery(url.slice(start + 1));
-  (req as WithQuery)[QUERY] = query;
-  return query;
+  const read = req as IncomingMessage & { [QUERY]?: QueryParameters };
+  if (read[QUERY] === undefined) {
+    const url = req.url ?? '';
+    const start = url.indexOf('?');
+    read[QUERY] = readQuery(start === -1 ? '' : url.slice(start + 1));
+  }
+  return read[QUERY];
 }
 
 /** The query of a route that reads none: any parameter is refused, never ignored. */
@@ -279,26 +259,21 @@ export function refuseQuery(req: IncomingMessage): void {
 }
 
 /** Request headers the contract reads into an operation's input on REST (`Idempotency-Key` -> `idempotencyKey`). */
-const INPUT_HEADERS = [
-  ...new Map(
-    operations.flatMap((op) =>
-      Object.entries(op.request.headers ?? {}).map(([name, { field }]) => [
-        name.toLowerCase(),
-        { name, field },
-      ]),
-    ),
-  ).values(),
-  // `Last-Event-ID` is Server-Sent Events' own field, which every SSE transport reads (an EventSource sends it when
-  // it reconnects; tRPC's subscriptions take it as `lastEventId`): not a REST-only header.
-].filter(({ name }) => name.toLowerCase() !== 'last-event-id');
+const INPUT_HEADERS = new Map(
+  operations
+    .flatMap((op) => Object.entries(op.request.headers ?? {}))
+    // Server-Sent Events' own field, which every SSE transport reads (tRPC's subscriptions too): not REST's alone.
+    .filter(([name]) => name.toLowerCase() !== 'last-event-id')
+    .map(([name, { field }]) => [name.toLowerCase(), { name, field }]),
+);
 
 /**
- * On a transport whose calls carry every input themselves (tRPC, MCP): a header REST reads into an input field is
- * refused, never ignored (an `Idempotency-Key` header there would leave a retried create unkeyed: a second pet).
+ * On a transport whose calls carry every input themselves (tRPC, MCP), a header REST reads into an input is refused,
+ * never ignored (an `Idempotency-Key` there would leave a retried create unkeyed: a second pet).
  */
 export function refuseInputHeaders(req: IncomingMessage, carrier: string): void {
-  for (const { name, field } of INPUT_HEADERS) {
-    if (req.headers[name.toLowerCase()] === undefined) continue;
+  for (const [lower, { name, field }] of INPUT_HEADERS) {
+    if (req.headers[lower] === undefined) continue;
     throw new AppError(
       'validation_failed',
       `the ${name} header is not read here: send its value as ${JSON.stringify(field)} in ${carrier}`,
@@ -347,26 +322,25 @@ function decodeComponent(text: string, what: string, code: ErrorCode): string {
 
 // 100 Continue -------------------------------------------------------------------------------------------
 
+/** A request whose `100 Continue` waits: whether its connection was to be kept alive. */
 const CONTINUE = Symbol('petstore.continue');
-type WithContinue = IncomingMessage & {
-  [CONTINUE]?: { res: ServerResponse; keepAlive: boolean } | undefined;
-};
+type WithContinue = IncomingMessage & { [CONTINUE]?: boolean | undefined };
 
 /**
  * `Expect: 100-continue` (the server's checkContinue): `100 Continue` waits until the body is about to be read
  * (sendContinue). Until then the connection is marked to close, since a refused request's body may still arrive.
  */
 export function deferContinue(req: IncomingMessage, res: ServerResponse): void {
-  (req as WithContinue)[CONTINUE] = { res, keepAlive: res.shouldKeepAlive };
+  (req as WithContinue)[CONTINUE] = res.shouldKeepAlive;
   res.shouldKeepAlive = false;
 }
 
 /** Sends the deferred `100 Continue`, if any: the body reader calls it right before it reads. */
-export function sendContinue(req: IncomingMessage): void {
-  const pending = (req as WithContinue)[CONTINUE];
-  if (pending === undefined) return;
+export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
+  const keepAlive = (req as WithContinue)[CONTINUE];
+  if (keepAlive === undefined) return;
   (req as WithContinue)[CONTINUE] = undefined;
-  if (pending.res.headersSent) return;
-  pending.res.shouldKeepAlive = pending.keepAlive;
-  pending.res.writeContinue();
+  if (res.headersSent) return;
+  res.shouldKeepAlive = keepAlive;
+  res.writeContinue();
 }

@@ -5,10 +5,8 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { sendError } from './send.js';
 
-/** Errors raised by Express or Node itself carry a `type` or a 4xx `status`. */
-type HttpLibraryError = Error & { type?: string; status?: number; statusCode?: number };
-
-function fromLibraryError(error: HttpLibraryError): AppError | undefined {
+/** Errors raised by Express or Node itself carry a 4xx `status`. */
+function fromLibraryError(error: Error & { status?: number; statusCode?: number }): AppError | undefined {
   const status = error.status ?? error.statusCode;
   if (error instanceof URIError || (status === 400 && /decode/i.test(error.message))) {
     return new AppError('validation_failed', 'the URL is not valid percent-encoding');
@@ -43,28 +41,24 @@ export function errorHandler(onInternalError: InternalErrorSink): ErrorRequestHa
   return (error: unknown, req, res, _next) => handleError(error, req, res, onInternalError);
 }
 
-/** Outside /v1 (`GET /`, `/pets`), where someone new lands first, the 404 says where the API and its docs are. */
-const outsideApi = (path: string): string =>
-  path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`)
-    ? ''
-    : `: the API is under ${API_BASE_PATH} (GET ${API_BASE_PATH}/pets with an API key); its documentation is at /docs and ${API_BASE_PATH}/openapi.json`;
-
 /** The last handler. Under /v1 the key is checked first: a caller without one learns nothing about paths. */
 export function routeNotFound(guard: AccessGuard): RequestHandler {
   return async (req, res) => {
-    if (req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`)) {
-      await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
-    }
+    const inApi = req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`);
+    if (inApi) await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
     // HEAD is answered as the GET it stands for, Content-Length included (RFC 9110 section 9.3.2): the same text.
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    throw new AppError('route_not_found', `no route for ${method} ${req.path}${outsideApi(req.path)}`);
+    // Outside /v1 (`GET /`, `/pets`), where someone new lands first, the 404 says where the API and its docs are.
+    const hint = inApi
+      ? ''
+      : `: the API is under ${API_BASE_PATH} (GET ${API_BASE_PATH}/pets with an API key); its documentation is at /docs and ${API_BASE_PATH}/openapi.json`;
+    throw new AppError('route_not_found', `no route for ${method} ${req.path}${hint}`);
   };
 }
 
 /**
  * A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. Every path
- * answers OPTIONS, so `allow` names it, as `OPTIONS *` does (RFC 9110 section 10.2.1): REST's lists (rest.ts),
- * tRPC's (trpc.express.ts) and READ_ALLOW do.
+ * answers OPTIONS, so `allow` names it (RFC 9110 section 10.2.1).
  */
 export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('Allow', allow);
@@ -79,9 +73,8 @@ export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, all
 export const READ_ALLOW = 'GET, HEAD, OPTIONS';
 
 /**
- * The route of a path served by GET alone (the probes, the documentation, the MCP metadata): GET and HEAD go to
- * `read`, which answers through answeredConditionally (preconditions.ts); anything else is answerOtherMethod's,
- * never Express's default OPTIONS answer or a 404. test/every-route.test.ts walks every such route.
+ * The route of a path served by GET alone (probes, documentation, MCP metadata): GET and HEAD go to `read`, anything
+ * else is answerOtherMethod's, never Express's default OPTIONS answer or a 404.
  */
 export function readRoute(router: Router, path: string, read: RequestHandler): void {
   router

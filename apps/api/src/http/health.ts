@@ -21,13 +21,9 @@ export interface Health {
   startDraining(): void;
 }
 
-/** The answer to anyone who asks: the reason is logged, never published. */
-const NOT_READY = 'not ready to serve traffic; retry shortly';
-
 /**
  * Probes, without a key: `GET /healthz` (liveness, never the database) and `GET /readyz` (ready while the database
- * answers with every migration this build expects and the process is not draining; else 503). Other methods and
- * preconditions are answered as on every route (readRoute); the answers carry no entity tag.
+ * answers with every migration this build expects and the process is not draining; else 503).
  */
 export function createHealth({
   appliedMigrations,
@@ -61,7 +57,8 @@ export function createHealth({
     if (!answeredConditionally(req, res)) sendJsonText(res, 200, '{"status":"ok"}');
   });
   readRoute(router, '/readyz', async (req, res) => {
-    if (draining || !(await isReady())) throw serviceUnavailable(NOT_READY);
+    // The reason is logged, never published.
+    if (draining || !(await isReady())) throw serviceUnavailable('not ready to serve traffic; retry shortly');
     if (!answeredConditionally(req, res)) sendJsonText(res, 200, '{"status":"ready"}');
   });
   return {

@@ -9,13 +9,12 @@ import { answeredConditionally } from './preconditions.js';
 import { sendError } from './send.js';
 
 /**
- * The scrape endpoint: `GET /metrics` on a server of its own, so that it is reachable only where the operator
- * binds it (127.0.0.1 unless METRICS_HOST says otherwise), never through the API's port or its load balancer.
- * The API's edge applies here too: every answer is an Error body, every rule the same (other methods, OPTIONS and
- * preconditions as on the API's GET routes: errors.ts readRoute).
+ * The scrape endpoint: `GET /metrics` on a server of its own, reachable only where the operator binds it, never
+ * through the API's port. The API's edge applies here too, and other methods, OPTIONS and preconditions are answered
+ * as on the API's GET routes (errors.ts readRoute).
  */
 export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
-  const listener: RequestListener = edgeListener((req, res) => {
+  const listener: RequestListener = edgeListener(async (req, res) => {
     const refused = checkMessage(req);
     if (refused !== undefined) return refuse(res, refused);
     const path = (req.url ?? '').split('?', 1)[0];
@@ -25,22 +24,14 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') return answerOtherMethod(req, res, READ_ALLOW);
       refuseQuery(req);
+      const text = await metrics.registry.metrics();
+      res.setHeader('Cache-Control', 'no-store');
+      if (answeredConditionally(req, res)) return;
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(req.method === 'HEAD' ? undefined : text);
     } catch (error) {
-      return sendError(res, error as AppError);
+      sendError(res, error instanceof AppError ? error : internalError());
     }
-    metrics.registry.metrics().then(
-      (text) => {
-        res.setHeader('Cache-Control', 'no-store');
-        try {
-          if (answeredConditionally(req, res)) return;
-        } catch (error) {
-          return sendError(res, error as AppError);
-        }
-        res.writeHead(200, { 'content-type': metrics.registry.contentType });
-        res.end(req.method === 'HEAD' ? undefined : text);
-      },
-      () => sendError(res, internalError()),
-    );
   });
   const server = createServer({ requireHostHeader: false }, listener);
   guardServer(server, listener, { methods: READ_ALLOW });

@@ -5,15 +5,15 @@ import varyOn from 'vary';
 import { AppError } from '../errors.js';
 
 /** One entity tag of a field: `W/"xyz"` is `{ weak: true, opaque: 'xyz' }`. */
-export interface EntityTag {
+interface EntityTag {
   weak: boolean;
   opaque: string;
 }
 
 /**
  * `If-Match` / `If-None-Match` (RFC 9110 sections 13.1.1, 13.1.2): `*`, or a comma-separated list of entity tags
- * (empty elements allowed, section 5.6.1; etagc is `!`, `#` to `~` and obs-text, as Node hands over latin1).
- * Undefined when absent or anything in it is not that: a malformed field names no tag (evaluatePreconditions).
+ * (empty elements allowed, section 5.6.1; etagc includes obs-text, as Node hands over latin1). Undefined when absent
+ * or anything in it is not that: a malformed field names no tag.
  */
 const TAG_LIST = /^[ \t,]*(?:(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"[ \t]*(?:,[ \t,]*|$))+$/;
 
@@ -27,20 +27,16 @@ export function parseTagList(field: string | undefined): '*' | EntityTag[] | und
   }));
 }
 
-/** What to do with a request whose target exists: go on, answer 304 (GET, HEAD), or answer 412. */
-export type Verdict = 'proceed' | 'not-modified' | 'failed';
-
 /**
- * RFC 9110 section 13.2.2, for a request whose answer would otherwise be a 2xx (so the target exists), given the
- * entity tag of the representation it selects (`W/"..."` or `"..."`), or none: the REST operations send none.
- * If-Match is compared strongly, If-None-Match weakly. If-Modified-Since and If-Unmodified-Since are ignored:
- * nothing here has a modification date (section 13.1.3, 13.1.4).
+ * RFC 9110 section 13.2.2, for a request whose target exists, given the entity tag of the representation it selects,
+ * if any (the REST operations send none): go on, 304 (GET, HEAD) or 412. If-Match is compared strongly,
+ * If-None-Match weakly; If-Modified-Since and If-Unmodified-Since are ignored: nothing here has a modification date.
  */
 export function evaluatePreconditions(
   method: string,
   headers: IncomingHttpHeaders,
   currentTag?: string,
-): Verdict {
+): 'proceed' | 'not-modified' | 'failed' {
   const current = currentTag === undefined ? undefined : (parseTagList(currentTag) as EntityTag[])[0];
   // A field that is not `*` nor a list of tags names no tag, so none matches: If-Match is false (the method is not
   // applied, where ignoring it would apply it unconditionally); If-None-Match is true, as if absent.
@@ -66,28 +62,22 @@ export function evaluatePreconditions(
   return 'proceed';
 }
 
-/** The 412 of a false precondition: the method was not applied. */
-function preconditionFailed(): AppError {
-  return new AppError(
+const preconditionFailed = () =>
+  new AppError(
     'precondition_failed',
     'A precondition is false (If-Match or If-None-Match): the request was not applied. The API sends no entity ' +
       'tags on its operations, so only If-Match: * can be true there.',
   );
-}
 
-/**
- * A request's preconditions before its content is read and anything is applied (RFC 9110 section 13.2.2): a false
- * one throws the 412. REST's unsafe operations, every tRPC request and MCP's messages.
- */
+/** A request's preconditions before its content is read and anything is applied: a false one throws the 412. */
 export function refuseFalsePreconditions(req: IncomingMessage): void {
   if (evaluatePreconditions(req.method as string, req.headers) === 'failed') throw preconditionFailed();
 }
 
 /**
- * A read's preconditions, once its answer is known to be a 2xx (RFC 9110 section 13.2.1: a 404 or a 503 stays one),
- * given the entity tag that answer carries, if any: true when the answer is a 304, sent here (with the headers set
- * so far, and `vary`: what its 200 would vary on that a middleware adds only to a body, RFC 9110 section 15.4.5);
- * a false If-Match throws the 412; false when the answer is to be sent.
+ * A read's preconditions, once its answer is known to be a 2xx (a 404 or a 503 stays one): true when the answer is a
+ * 304, sent here with the headers set so far and `vary` (what its 200 would vary on that a middleware adds only to a
+ * body, RFC 9110 section 15.4.5); a false If-Match throws the 412.
  */
 export function answeredConditionally(
   req: IncomingMessage,

@@ -19,7 +19,6 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Longest path written to the access log (a 10 KB tRPC batch URL is cut, marked with `…`). */
 const LOGGED_PATH_MAX = 200;
 
-/** The security headers the contract lists for every answer (OWASP REST Security Cheat Sheet). */
 const SECURITY_HEADERS: readonly [string, string][] = Object.entries(SECURITY_HEADER_CONTRACTS).map(
   ([name, { value }]) => [name, value],
 );
@@ -37,8 +36,8 @@ export interface RequestObservers {
 
 /**
  * Every request, first: an id (the caller's X-Request-Id when sane, else a UUID) and the security headers; when
- * finished, an access-log line (never headers, bodies or query values that might carry secrets; the caller as the
- * guard named it, never the key), its metrics and the end of its span, labelled by operation (observability/operation-label.ts), never by path.
+ * finished, an access-log line (never headers, bodies or query values; the caller as the guard named it, never the
+ * key), its metrics and the end of its span, labelled by operation, never by path.
  */
 export function requestContext({ accessLog, metrics, tracer }: RequestObservers): RequestHandler {
   const observed = accessLog !== undefined || metrics !== undefined || tracer !== undefined;

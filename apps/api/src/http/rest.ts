@@ -21,41 +21,34 @@ import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observabili
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { checkHead, readJsonBody } from './body.js';
-import { queryOf, refuseQuery } from './edge.js';
+import { type HeadersOf, queryOf, refuseQuery } from './edge.js';
 import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
 import { answeredConditionally, refuseFalsePreconditions } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 import { sendJsonText } from './send.js';
 
-// The REST routes of the contract in one Express handler (docs/development.md, "Home-made parts": the key is
-// checked before anything else is judged): a table compiled once from the contract, then the key, then the input
-// checked against the contract's schemas, the operation, and the body written by the contract's writer.
+// The REST routes of the contract in one Express handler, so that the key is checked before anything else is judged
+// (docs/development.md, "Home-made parts").
 
 /** The paths of the contract: their operations by method, and the headers every answer on them carries. */
 function compilePaths(operations: readonly OperationContract[]) {
-  const byPath = new Map<string, RestOperationContract[]>();
-  for (const op of operations.filter(isRestOperation))
-    byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  const byPath = Map.groupBy(operations.filter(isRestOperation), (op) => op.path);
   // A literal path before a templated one it also fits (`/pets/events` before `/pets/{petId}`), as OpenAPI matches.
   const templated = (path: string) => (path.includes('{') ? 1 : 0);
   return [...byPath]
     .sort(([a], [b]) => templated(a) - templated(b))
-    .map(([path, ops]) => {
-      const methods: string[] = ops.map((op) => op.method);
-      if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-      return {
-        pattern: pathPattern(path, API_BASE_PATH),
-        parameterNames: pathParameterNames(path),
-        byMethod: new Map<string, RestOperationContract>(ops.map((op) => [op.method, op])),
-        allow: [...methods, 'OPTIONS'].join(', '), // for 405 and OPTIONS: HEAD wherever GET is
-        headers: pathResponseHeaders(ops), // for a method the path does not serve
-        // By method: every answer of the operation carries them, errors included (stability, deprecation).
-        operationHeaders: new Map<string, Record<string, string>>(
-          ops.map((op) => [op.method, operationResponseHeaders(op)]),
-        ),
-      };
-    });
+    .map(([path, ops]) => ({
+      pattern: pathPattern(path, API_BASE_PATH),
+      parameterNames: pathParameterNames(path),
+      // Every answer of an operation carries its headers, errors included (stability, deprecation).
+      byMethod: new Map(
+        ops.map((op) => [op.method as string, { op, headers: operationResponseHeaders(op) }]),
+      ),
+      // For 405 and OPTIONS: HEAD wherever GET is.
+      allow: `${ops.map((op) => (op.method === 'GET' ? 'GET, HEAD' : op.method)).join(', ')}, OPTIONS`,
+      headers: pathResponseHeaders(ops), // for a method the path does not serve
+    }));
 }
 
 /** The path of `url` that matches it, with the path's raw parameter segments, and the headers of its answers. */
@@ -66,9 +59,7 @@ function match(paths: ReturnType<typeof compilePaths>, method: string, url: stri
     const found = route.pattern.exec(pathname);
     if (found === null) continue;
     const served = method === 'HEAD' ? 'GET' : method;
-    const op = route.byMethod.get(served);
-    const headers =
-      op === undefined ? route.headers : (route.operationHeaders.get(served) as Record<string, string>);
+    const { op, headers = route.headers } = route.byMethod.get(served) ?? {};
     return { route, segments: found.slice(1), served, op, headers };
   }
   return undefined;
@@ -77,7 +68,7 @@ function match(paths: ReturnType<typeof compilePaths>, method: string, url: stri
 /** The headers of the operation `method` and `url` name, for answers given before it runs (the edge's refusals). */
 export function operationHeadersOf(
   contract: Readonly<Record<string, OperationContract>> = defaultContract,
-): (method: string, url: string) => Readonly<Record<string, string>> | undefined {
+): HeadersOf {
   const paths = compilePaths(Object.values(contract));
   return (method, url) => match(paths, method, url)?.headers;
 }
@@ -89,14 +80,16 @@ export function parseOr400<T extends z.ZodMiniType>(schema: T, value: unknown, s
   return result.data;
 }
 
-/** The operation's typed input from the request: path parameters, query and body, each checked on its own. */
+/**
+ * The operation's typed input from the request: path parameters, query and body, each checked on its own. An unsafe
+ * method's preconditions are judged before its content is read (RFC 9110 section 13.2.2; 415 and 413 beat 412).
+ */
 async function readInput(
   op: RestOperationContract,
   req: Request,
   res: Response,
   segments: string[],
   parameterNames: string[],
-  beforeBody: () => void,
 ): Promise<unknown> {
   const { params, query, body, headers } = op.request;
   let input: Record<string, unknown> = {};
@@ -107,10 +100,8 @@ async function readInput(
   }
   if (query === undefined) refuseQuery(req);
   else Object.assign(input, parseOr400(query, queryOf(req), 'query parameter'));
-  // Preconditions after everything decided without the content (415 and 413 beat 412), before it is read: RFC
-  // 9110 section 13.2.1.
   if (body !== undefined) checkHead(req);
-  beforeBody();
+  if (op.method !== 'GET') refuseFalsePreconditions(req);
   if (body !== undefined) {
     const parsed = parseOr400(body.schema, (await readJsonBody(req, res)).value, 'field');
     // A body is the whole input when it is the only part; otherwise its fields join the others.
@@ -119,8 +110,7 @@ async function readInput(
         ? (parsed as Record<string, unknown>)
         : Object.assign(input, parsed);
   }
-  // Declared request headers become their input fields as sent (createPet's Idempotency-Key): the service
-  // applies their rules, so a bad value gets the same answer as over tRPC.
+  // Declared headers become their input fields as sent: the service judges them, as over tRPC.
   for (const name in headers) {
     const value = req.headers[name.toLowerCase()];
     if (value !== undefined) input[(headers[name] as { field: string }).field] = value;
@@ -184,16 +174,12 @@ export function restHandler({
       if (op === undefined) return answerOtherMethod(req, res, route.allow);
       const compressed = compressAnswer !== undefined && op.success.paged !== undefined && method === 'GET';
       if (compressed) compressAnswer(req, res);
-      // Preconditions (RFC 9110 section 13.2.2): on an unsafe method before the content is read and the operation
-      // runs; on GET and HEAD once the operation has answered (a 404 is a 404 whatever they say).
+      // A read's preconditions are judged once the operation has answered (a 404 is a 404 whatever they say).
       const safe = method === 'GET';
-      const input = await readInput(op, req, res, segments, route.parameterNames, () => {
-        if (!safe) refuseFalsePreconditions(req);
-      });
+      const input = await readInput(op, req, res, segments, route.parameterNames);
       const { success } = op;
       if (success.stream !== undefined) {
-        // The operation checks its input (and may refuse: 400, 410, 429) before the first byte is sent. Listened
-        // for before it runs: a client gone while it checks (a slow database) still stops it.
+        // The operation may refuse (400, 410, 429) before the first byte; a client gone meanwhile still stops it.
         const stop = new AbortController();
         res.once('close', () => stop.abort());
         if (res.destroyed) stop.abort();
