@@ -7,11 +7,10 @@ import type {
 import type { Logger } from '../logger.js';
 import { classifyDatabaseError, type DatabaseUnavailable } from './database-errors.js';
 
-// Every statement of the app goes through a driver adapter or, on PostgreSQL, straight on the pool (db/sql.ts);
-// this wraps each once, so that a database that cannot serve it is logged once, at warn (the transports answer 503
-// and log nothing more: it is not a bug), and a read outside a transaction is retried once on another connection
-// (docs/operations.md#database-restarts-and-failovers says when). Writes are never repeated here: one whose
-// connection died may have committed, and only the client's Idempotency-Key can settle that.
+// Every statement is wrapped once: a database that cannot serve it is logged once, at warn (the transports answer
+// 503 and log nothing more), and a read outside a transaction is retried once on another connection
+// (docs/operations.md#database-restarts-and-failovers). Writes are never repeated: one whose connection died may
+// have committed, and only the client's Idempotency-Key can settle that.
 
 export interface GuardOptions {
   logger: Logger;
@@ -42,10 +41,7 @@ function logUnavailable(
   );
 }
 
-/**
- * Runs one statement (`run` sends it), with its availability failure logged and, when it is a read and
- * `retryReads`, retried once. Other errors pass through untouched.
- */
+/** Runs one statement (`run` sends it): an availability failure logged and, a read, retried once; others untouched. */
 export async function guarded<T>(
   options: GuardOptions,
   statement: string,
