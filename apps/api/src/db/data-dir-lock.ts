@@ -7,13 +7,10 @@ const SQLITE_BUSY = 5;
 const SQLITE_NOTADB = 26;
 
 /**
- * An exclusive claim on an embedded database directory, held through `<directory>.lock.db`. PGlite happily opens
- * one directory from two processes, and two writers corrupt it, so the second process must refuse to start.
- *
- * The claim is an OS-level lock: SQLite (built into Node), in exclusive locking mode, keeps its lock on that file
- * until the connection closes. The kernel grants it to one process at a time and drops it when that process ends,
- * however it ends: a crashed owner leaves no stale lock behind. No PID is ever trusted; the owner's is written into
- * the file (SQLite's user_version) only to name it in the error. The file is never deleted: a process may be
+ * An exclusive claim on an embedded database directory, held through `<directory>.lock.db`: PGlite opens one
+ * directory from two processes, and two writers corrupt it. The claim is SQLite's (built into Node) exclusive lock
+ * on that file, an OS lock dropped when its process ends however it ends, so a crash leaves no stale lock. The
+ * owner's PID (SQLite's user_version) only names it in the error. The file is never deleted: a process may be
  * waiting on it, and a new file would be a second lock.
  */
 export async function lockDataDirectory(directory: string): Promise<{ release(): Promise<void> }> {

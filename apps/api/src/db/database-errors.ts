@@ -31,18 +31,26 @@ const NOT_RUN_IN_TIME: Verdict = { outcomeUnknown: false, timedOut: true };
 const LOST_IN_TIME: Verdict = { outcomeUnknown: true, timedOut: true };
 
 /** The verdict `table` has for `key`, a string that came from an error (never an Object.prototype member). */
-const lookUp = (table: Readonly<Record<string, Verdict>>, key: unknown): DatabaseUnavailable | undefined =>
+const lookUp = (
+  table: Readonly<Record<string, Verdict>>,
+  key: unknown,
+  reason = key,
+): DatabaseUnavailable | undefined =>
   typeof key === 'string' && Object.hasOwn(table, key)
-    ? { reason: key, ...(table[key] as Verdict) }
+    ? { reason: reason as string, ...(table[key] as Verdict) }
     : undefined;
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
-// Besides class 08, connection exception (08001 and 08004 never ran anything; the others lost a connection that
-// may have carried the statement, 08007 being "transaction resolution unknown"), class 28, a connection refused
-// its authorization, and class 53, insufficient resources (too many connections, out of memory, disk full: none
-// of them ran).
+// By class: 08, connection exception (08001 and 08004 never ran anything; the others lost a connection that may
+// have carried the statement, 08007 being "transaction resolution unknown"); 28, a connection refused its
+// authorization (a rotated password, a role locked); 53, insufficient resources (too many connections, out of
+// memory, disk full: none of them ran).
+const SQLSTATE_CLASSES: Readonly<Record<string, Verdict>> = { '08': LOST, '28': NOT_RUN, '53': NOT_RUN };
+
 const SQLSTATES: Readonly<Record<string, Verdict>> = {
+  '08001': NOT_RUN, // sqlclient_unable_to_establish_sqlconnection
+  '08004': NOT_RUN, // sqlserver_rejected_establishment_of_sqlconnection
   '57P01': LOST, // admin_shutdown: pg_terminate_backend, a fast or smart restart, a failover
   '57P02': LOST, // crash_shutdown: another backend crashed, the server is resetting
   '57P05': LOST, // idle_session_timeout
@@ -56,16 +64,6 @@ const SQLSTATES: Readonly<Record<string, Verdict>> = {
   '3F000': NOT_RUN, // invalid_schema_name
   '42P01': NOT_RUN, // undefined_table: only our own statements name tables, so our schema is missing
 };
-
-/** The verdict for a SQLSTATE, or undefined when it is not an availability failure (a 500). */
-function bySqlState(state: string): DatabaseUnavailable | undefined {
-  if (state.startsWith('08'))
-    return { reason: state, ...(state === '08001' || state === '08004' ? NOT_RUN : LOST) };
-  if (state.startsWith('53')) return { reason: state, ...NOT_RUN };
-  // Class 28, invalid authorization: the server refused the connection (a rotated password, a role locked).
-  if (state.startsWith('28')) return { reason: state, ...NOT_RUN };
-  return lookUp(SQLSTATES, state);
-}
 
 // Prisma's own codes with that meaning: P1001 cannot reach the server, P1002 and P1008 timed out, P1003 the
 // database does not exist, P1017 the server closed the connection, P2024 no pool connection in time.
@@ -161,7 +159,8 @@ export function classifyDatabaseError(error: unknown): DatabaseUnavailable | und
     }
     // A server error: its SQLSTATE decides, whatever the kind says.
     const state = ownSqlState(current);
-    if (state !== undefined) return bySqlState(state);
+    if (state !== undefined)
+      return lookUp(SQLSTATES, state) ?? lookUp(SQLSTATE_CLASSES, state.slice(0, 2), state);
     const { kind, code, message } = current as Record<string, unknown>;
     const found =
       (current instanceof Prisma.PrismaClientKnownRequestError

@@ -63,10 +63,9 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * A pg pool with the api's time limits (each one a 503 when hit: docs/operations.md#database-restarts-and-failovers),
- * after one login: a pooler that does not list our start-up parameters in its ignore_startup_parameters (PgBouncer's
- * default) refuses every login, so the pool is opened again without them, its client-side deadline then being the
- * statement limit itself. Any other failure is left to the first statement (a 503): opening never needs the database.
+ * A pg pool with the api's time limits (docs/operations.md#database-restarts-and-failovers). A pooler that refuses
+ * our start-up parameters (PgBouncer's default) gets a pool without them, the statement limit then a client-side
+ * deadline. Any other failure is left to the first statement (a 503): opening never needs the database.
  */
 async function openPool(
   url: string,
@@ -89,10 +88,8 @@ async function openPool(
       // Notices dead peers: a silent network partition leaves the socket open.
       keepAlive: true,
     });
-    // An idle connection dropped by the server (restart, failover) is reported here; without a listener it
-    // would crash the process. The pool replaces the connection on next use.
-    // One short line: the error pg-pool hands over carries the whole client (`err.client`: its parsed statements,
-    // type table and cancel key), which pino's serializer would write out, about 6 KB a connection.
+    // An idle connection dropped by the server would crash the process without a listener. One short line: the
+    // error carries the whole pg client (`err.client`), which pino would write out, about 6 KB a connection.
     pool.on('error', (error) =>
       logger.warn({ sqlstate: sqlStateOf(error), reason: error.message }, 'idle PostgreSQL connection lost'),
     );
@@ -121,9 +118,8 @@ async function openPool(
 }
 
 /**
- * Whether the hot statements may be named behind what DATABASE_URL leads to (db/pooler.ts): not through a
- * transaction-mode pooler (`auto`: false; `named`: a ConfigError). Warns when the sessions lack the
- * statement_timeout the pool asked for (a pooler that drops start-up parameters).
+ * Whether the hot statements may be named: not through a transaction-mode pooler (`auto`: false; `named`: a
+ * ConfigError). Warns when the sessions lack the statement_timeout the pool asked for.
  */
 async function mayNameStatements(
   pool: pg.Pool,
@@ -170,10 +166,7 @@ async function mayNameStatements(
 const positionOn = (pool: pg.Pool, statement: string) => async () =>
   (await pool.query<{ lsn: string | null }>(`${statement} AS lsn`)).rows[0]?.lsn ?? null;
 
-/**
- * LISTEN on `url` (db/wakeups.ts), unless it leads to a transaction-mode pooler, which lends a session per
- * transaction and so forgets the LISTEN. A database that does not answer the probe yet is no pooler found.
- */
+/** LISTEN on `url` (db/wakeups.ts), unless it leads to a transaction-mode pooler, which forgets the LISTEN. */
 async function openListenWakeups(url: string, logger: Logger): Promise<Wakeups> {
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {});
@@ -208,7 +201,6 @@ export async function openDatabase({
     const { pool, startupParameters } = await openPool(databaseUrl, poolSize, limits, logger);
     const guard = { logger, retryReads: true };
     const prisma = new PrismaClient({ adapter: guardAdapterFactory(new PrismaPg(pool), guard) });
-    // Each pool's hot statements, guarded, and named unless a name clash shows a pooler in the way (db/sql.ts).
     const openSql = (url: string, on: pg.Pool) => {
       const namer = createStatementNamer(statements, {
         onFallBack: (sqlstate) =>
@@ -233,7 +225,7 @@ export async function openDatabase({
       );
       if (!named) namer.unname();
     }
-    // Each replica has a pool of its own, with the same limits and statement mode (auto falls back on its own).
+    // Each replica has a pool of its own, with the same limits and statement mode.
     const replicaPools = await Promise.all(
       readUrls.map(async (url) => (await openPool(url, poolSize, limits, logger)).pool),
     );
@@ -292,8 +284,7 @@ export async function openDatabase({
   );
   const inMemory = dataDir === 'memory://';
   const directory = inMemory ? undefined : resolve(join(dataDir, 'pglite'));
-  // A data directory that cannot be opened stops the start-up with a message that says what to do, rather than
-  // a process that answers 500 to everything.
+  // A data directory that cannot be opened stops the start-up, saying what to do.
   const unusable = (error: unknown) =>
     new Error(
       `the embedded database in ${directory} cannot be opened (${error instanceof Error ? error.message : String(error)}): ` +

@@ -5,13 +5,12 @@ import type {
   Transaction,
 } from '@prisma/driver-adapter-utils';
 import type { Logger } from '../logger.js';
-import { classifyDatabaseError, type DatabaseUnavailable } from './database-errors.js';
+import { classifyDatabaseError } from './database-errors.js';
 
-// Every statement of the app goes through a driver adapter or, on PostgreSQL, straight on the pool (db/sql.ts);
-// this wraps each once, so that a database that cannot serve it is logged once, at warn (the transports answer 503
-// and log nothing more: it is not a bug), and a read outside a transaction is retried once on another connection
-// (docs/operations.md#database-restarts-and-failovers says when). Writes are never repeated here: one whose
-// connection died may have committed, and only the client's Idempotency-Key can settle that.
+// Every statement is wrapped once: a database that cannot serve it is logged once, at warn (the transports answer
+// 503 and log nothing more), and a read outside a transaction is retried once on another connection
+// (docs/operations.md#database-restarts-and-failovers). Writes are never repeated: one whose connection died may
+// have committed, and only the client's Idempotency-Key can settle that.
 
 export interface GuardOptions {
   logger: Logger;
@@ -22,57 +21,45 @@ export interface GuardOptions {
 // Our SELECTs have no side effects.
 const READ = /^\s*select\b/i;
 
-function logUnavailable(
-  logger: Logger,
-  { reason, outcomeUnknown }: DatabaseUnavailable,
-  err: unknown,
-  statement: string,
-  retried: boolean,
-): void {
-  logger.warn(
-    {
-      sqlstate: /^[0-9A-Z]{5}$/.test(reason) ? reason : undefined,
-      reason,
-      outcomeUnknown,
-      retried,
-      statement: statement.slice(0, 60),
-      err,
-    },
-    'database unavailable for a statement (the request answers 503)',
-  );
-}
-
-/**
- * Runs one statement (`run` sends it), with its availability failure logged and, when it is a read and
- * `retryReads`, retried once. Other errors pass through untouched.
- */
+/** Runs one statement (`run` sends it): an availability failure logged and, a read, retried once; others untouched. */
 export async function guarded<T>(
   options: GuardOptions,
   statement: string,
   run: () => Promise<T>,
 ): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    const unavailable = classifyDatabaseError(error);
-    if (unavailable === undefined) throw error;
-    // A time limit hit is a stuck or partitioned database, not a dead connection: a second try would only
-    // double the caller's wait (and the stall's load), so it answers 503 at once.
-    if (!options.retryReads || unavailable.timedOut || !READ.test(statement)) {
-      logUnavailable(options.logger, unavailable, error, statement, false);
-      throw error;
-    }
+  let failed: { error: unknown; reason: string } | undefined;
+  for (;;) {
     try {
       const result = await run();
-      options.logger.warn(
-        { reason: unavailable.reason, statement: statement.slice(0, 60), err: error },
-        'database unavailable for a read; it succeeded on a second connection',
-      );
+      if (failed !== undefined) {
+        options.logger.warn(
+          { reason: failed.reason, statement: statement.slice(0, 60), err: failed.error },
+          'database unavailable for a read; it succeeded on a second connection',
+        );
+      }
       return result;
-    } catch (again) {
-      const still = classifyDatabaseError(again);
-      if (still !== undefined) logUnavailable(options.logger, still, again, statement, true);
-      throw again;
+    } catch (error) {
+      const unavailable = classifyDatabaseError(error);
+      if (unavailable === undefined) throw error;
+      const retried = failed !== undefined;
+      // A time limit hit is a stuck or partitioned database, not a dead connection: a second try would only
+      // double the caller's wait (and the stall's load), so it answers 503 at once.
+      if (retried || !options.retryReads || unavailable.timedOut || !READ.test(statement)) {
+        const { reason, outcomeUnknown } = unavailable;
+        options.logger.warn(
+          {
+            sqlstate: /^[0-9A-Z]{5}$/.test(reason) ? reason : undefined,
+            reason,
+            outcomeUnknown,
+            retried,
+            statement: statement.slice(0, 60),
+            err: error,
+          },
+          'database unavailable for a statement (the request answers 503)',
+        );
+        throw error;
+      }
+      failed = { error, reason: unavailable.reason };
     }
   }
 }

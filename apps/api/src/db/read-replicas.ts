@@ -33,9 +33,8 @@ interface ReadReplicasOptions {
   primaryPosition(): Promise<string>;
   replicas: readonly Replica[];
   logger: Logger;
-  /** A replica further behind than this is skipped; positions are polled every `pollMs`. */
+  /** A replica further behind than this is skipped. */
   maxLagMs: number;
-  pollMs?: number;
 }
 
 export interface ReadReplicas {
@@ -69,7 +68,6 @@ export function createReadReplicas({
   replicas,
   logger,
   maxLagMs,
-  pollMs = 250,
 }: ReadReplicasOptions): ReadReplicas {
   const requests = new AsyncLocalStorage<{ after: bigint | undefined; response: ServerResponse }>();
   const states: ReplicaState[] = replicas.map((replica) => ({
@@ -122,7 +120,7 @@ export function createReadReplicas({
     });
   };
   tick();
-  const timer = setInterval(tick, pollMs);
+  const timer = setInterval(tick, 250);
   timer.unref();
 
   let next = 0;

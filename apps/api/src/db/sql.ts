@@ -9,12 +9,9 @@ import type {
 } from '../generated/prisma/models.js';
 import { sqlStateOf } from './database-errors.js';
 
-// The hot statements, without the Prisma client's query pipeline (which statements go here, the figures, and the
-// differential tests: docs/development.md#layers; who may import this module: .dependency-cruiser.cjs). On
-// PostgreSQL they go straight on the pg.Pool, with no driver adapter's per-query work; on PGlite through its
-// driver adapter. Both give the same rows for our columns: int8 as a bigint, int2/int4 as numbers, booleans, text,
-// bytea as a Buffer, NULL as null (they differ on date, timestamp and json, which none of ours returns). pg's
-// errors are not wrapped in a DriverAdapterError; db/database-errors.ts reads both shapes alike.
+// The hot statements, without the Prisma client's query pipeline (docs/development.md#layers): straight on the
+// pg.Pool on PostgreSQL, through PGlite's driver adapter. Both give the same rows for our columns (int8 as bigint,
+// bytea as a Buffer); they differ on date, timestamp and json, which none of ours returns.
 
 /** A statement argument. A bigint is sent as its digits, bytes as a bytea (a `bytes` string is base64), null as NULL. */
 export type SqlArg = {
@@ -22,16 +19,12 @@ export type SqlArg = {
   type: Extract<ArgScalarType, 'string' | 'int' | 'bigint' | 'bytes'>;
 };
 
-/**
- * A statement's text, typed with the row it returns. Rows are read by column NAME (`category_id AS "categoryId"`),
- * never by position, so adding or reordering a column in a SELECT changes no reader.
- */
+/** A statement's text, typed with its row; rows are read by column name (`category_id AS "categoryId"`). */
 export type Statement<Row> = string & { readonly rowType?: Row };
 
 /** `text` as a statement whose rows are `Row`s (checked against Prisma's client by db/sql.pg.test.ts). */
 export const statement = <Row extends object>(text: string): Statement<Row> => text as Statement<Row>;
 
-// The rows, as picks of Prisma's generated model types (BigInt fields as bigint).
 export type PetRecord = Pick<PetModel, 'id' | 'name' | 'categoryId' | 'status'>;
 export type ApiKeyRecord = Pick<ApiKeyModel, 'id'>;
 /** A stored event of the change feed (events/pet-events.store.ts): the event and its snapshot of the pet. */
@@ -49,7 +42,7 @@ export interface Sql {
 
 type Run = (statement: string, args: readonly SqlArg[]) => Promise<Record<string, unknown>[]>;
 
-/** `Sql` over `run`; a statement refused for its prepared name (see StatementNamer) is sent again, unnamed. */
+/** `Sql` over `run`; a statement refused for its prepared name is sent again, unnamed. */
 function withNameFallback(run: Run, namer: StatementNamer | undefined): Sql {
   return {
     async rows<Row extends object>(statement: Statement<Row>, args: readonly SqlArg[] = []) {
@@ -95,11 +88,7 @@ const INT8_AS_BIGINT: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/**
- * The hot statements straight on a pg pool, each checking a connection out for itself, named per `namer`. `guard`
- * is db/guarded-adapter.ts's `guarded`, handed in so that this module stays free of the logger (config.ts imports
- * StatementMode from here).
- */
+/** The hot statements straight on a pg pool; `guard` is guarded-adapter.ts's `guarded`, handed in (no logger here). */
 export function createPgSql(
   pool: pg.Pool,
   {
@@ -131,13 +120,10 @@ const NAME_CLASHES = new Set(['42P05', '26000']);
 
 type StatementNamer = ReturnType<typeof createStatementNamer>;
 
-/**
- * Names for prepared statements, one per distinct text, so PostgreSQL plans each once per connection. Bounded:
- * past `max` distinct texts, statements go unnamed.
- */
+/** Prepared statement names, one per distinct text (each planned once per connection); past 64 texts, unnamed. */
 export function createStatementNamer(
   mode: StatementMode,
-  { max = 64, onFallBack = () => {} }: { max?: number; onFallBack?: (sqlstate: string) => void } = {},
+  { onFallBack = () => {} }: { onFallBack?: (sqlstate: string) => void } = {},
 ) {
   const names = new Map<string, string>();
   let named = mode !== 'unnamed';
@@ -146,7 +132,7 @@ export function createStatementNamer(
     name({ sql }: { sql: string }): string {
       if (!named) return '';
       let name = names.get(sql);
-      if (name === undefined && names.size < max) {
+      if (name === undefined && names.size < 64) {
         name = `petstore_${names.size}`;
         names.set(sql, name);
       }
@@ -162,7 +148,7 @@ export function createStatementNamer(
     fallBackOn(error: unknown): boolean {
       const sqlstate = sqlStateOf(error);
       if (mode !== 'auto' || sqlstate === undefined || !NAME_CLASHES.has(sqlstate)) return false;
-      // Statements named before the switch may still fail this way: each is sent again; the log says it once.
+      // Statements named before the switch may still fail this way: each is sent again, logged once.
       if (named) {
         named = false;
         onFallBack(sqlstate);
