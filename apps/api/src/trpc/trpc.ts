@@ -82,12 +82,12 @@ const t = initTRPC.context<TrpcContext>().create({
 });
 
 /**
- * A thrown domain error as a tRPC error whose code gives REST's HTTP status. In the resolvers, not a middleware:
+ * Rethrows a domain error as a tRPC error whose code gives REST's HTTP status. In the resolvers, not a middleware:
  * each middleware level copies the call's options (a tenth of a tRPC call in the profile).
  */
-export function toTrpcError(error: unknown): unknown {
+export function throwTrpcError(error: unknown): never {
   const cause = toAppError(error);
-  return cause === undefined ? error : trpcErrorOf(cause);
+  throw cause === undefined ? error : trpcErrorOf(cause);
 }
 
 /** An AppError as the TRPCError whose code gives the HTTP status REST would send. */
