@@ -42,13 +42,20 @@ function subscribe(handle: Handle) {
   };
 }
 
-function buildRecord(handlers: OperationHandlers, operations: readonly OperationContract[]): AppRouterRecord {
+/**
+ * The tRPC router over the operation handlers, one procedure per operation of `contract`. A test contract with an
+ * extra operation gets its procedure too, untyped by AppRouter.
+ */
+export function createAppRouter(
+  handlers: OperationHandlers,
+  contract: Readonly<Record<string, OperationContract>> = defaultContract,
+): AppRouter {
   const call = handlers as unknown as Record<OperationId, Handle>;
   const record: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
+  for (const op of Object.values(contract)) {
     const handle = call[op.id as OperationId];
     // No `.output()`: validating 20 pets through zod cost a third of a tRPC list call, and the service's type is
-    // the contract's already. No middleware: errors are mapped in the resolver (toTrpcError), and anything added
+    // the contract's already. No middleware: errors are mapped in the resolver (throwTrpcError), and anything added
     // sends the calls to tRPC's own handler (plainProcedure). The stability level as meta adds no middleware.
     const built = procedure.meta({ stability: op.stability }).input(op.input);
     const resolve = ({ input, ctx }: CallOptions) =>
@@ -62,18 +69,7 @@ function buildRecord(handlers: OperationHandlers, operations: readonly Operation
           : built.query(resolve);
     record[op.trpc.router] = group;
   }
-  return record as unknown as AppRouterRecord;
-}
-
-/**
- * The tRPC router over the operation handlers, one procedure per operation of `contract`. A test contract with an
- * extra operation gets its procedure too, untyped by AppRouter.
- */
-export function createAppRouter(
-  handlers: OperationHandlers,
-  contract: Readonly<Record<string, OperationContract>> = defaultContract,
-): AppRouter {
-  return router(buildRecord(handlers, Object.values(contract)));
+  return router(record as unknown as AppRouterRecord);
 }
 
 export type { AppRouter };
