@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { API_BASE_PATH, operations, TRPC_ENDPOINT, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
 import { deprecationHeaders } from '@petstore/schema/internal';
 import { getTRPCErrorShape, transformTRPCResponse } from '@trpc/server';
@@ -51,12 +51,13 @@ export function trpcMiddleware(
   appRouter: AppRouter,
   { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
 ): RequestHandler {
-  const callers = new WeakMap<IncomingMessage, Caller>();
+  // By response: a HEAD is shown to tRPC as another request object, the GET it stands for.
+  const callers = new WeakMap<ServerResponse, Caller>();
   const config = appRouter._def._config;
   const handler = createExpressMiddleware({
     router: appRouter,
-    createContext: ({ req, res }) => {
-      const caller = callers.get(req);
+    createContext: ({ res }) => {
+      const caller = callers.get(res);
       if (caller === undefined) throw new Error('tRPC request without an admitted caller');
       // A subscription whose client stopped reading is dropped (it resumes from its last id when it reconnects).
       return { caller, onInternalError, closeConnection: () => res.destroy() };
@@ -200,7 +201,7 @@ export function trpcMiddleware(
       if (method === 'POST') {
         const body = await readJsonBody(req, res);
         inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;
-        (req as IncomingMessage & { body?: unknown }).body = inputText;
+        req.body = inputText;
         // Read and checked as JSON (`application/*+json` included); tRPC's own handler only knows the exact type.
         req.headers['content-type'] = 'application/json';
       } else if (inputText) {
@@ -217,14 +218,13 @@ export function trpcMiddleware(
       if (exactQueryInput !== undefined) {
         req.url = `${target}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(exactQueryInput)}`;
       }
-      callers.set(req, caller);
+      callers.set(res, caller);
       if (req.method === 'HEAD') {
         // tRPC answers HEAD with a bare 204 (a warm-up): it is shown the GET, whose first chunk of body ends the
         // answer (a subscription would otherwise stream into a body Node leaves out, holding the connection). That
         // chunk is written as GET writes it, so what sets headers from the body (compression: a coding, and
         // chunked rather than a length) sets HEAD's as GET's; Node leaves the bytes out.
         const asGet: Request = Object.create(req, { method: { value: 'GET' } });
-        callers.set(asGet, caller);
         const { write } = res;
         res.write = ((...args: Parameters<Response['write']>) => {
           if (res.writableEnded) return true;
