@@ -3,78 +3,43 @@ import type { AppRouter, AppRouterRecord } from '@petstore/schema/trpc';
 import { tracked } from '@trpc/server';
 import { serviceUnavailable } from '../errors.js';
 import type { OperationContext, OperationHandlers } from '../operations.js';
-import { procedure, router, type TrpcContext, toTrpcError } from './trpc.js';
+import { procedure, router, type TrpcContext, throwTrpcError } from './trpc.js';
 
 // The tRPC router, built from the contract (one procedure per operation, over the same handlers as REST). Its type
 // is the contract's (`@petstore/schema/trpc`): the record built in a loop is asserted, the root config (context,
 // error shape, transformer) is checked by `createAppRouter`'s return type.
 
+type Handle = (input: unknown, context: OperationContext) => Promise<unknown>;
+type CallOptions = { input: unknown; ctx: TrpcContext; signal?: AbortSignal };
+
 /**
  * A streaming operation as a subscription over SSE: each event `tracked(id, event)`, so tRPC's client sends the
  * last id back as `lastEventId` when it reconnects and the operation resumes after it.
  */
-function subscribe(handle: (input: unknown, context: OperationContext) => Promise<unknown>) {
-  return async function* ({
-    input,
-    ctx,
-    signal,
-  }: {
-    input: unknown;
-    ctx: TrpcContext;
-    signal?: AbortSignal;
-  }) {
+function subscribe(handle: Handle) {
+  return async function* ({ input, ctx, signal }: CallOptions) {
     const stop = new AbortController();
     if (signal?.aborted === true) stop.abort();
     else signal?.addEventListener('abort', () => stop.abort(), { once: true });
     const events = (await handle(input, {
       caller: ctx.caller,
       connection: { signal: stop.signal, close: () => ctx.closeConnection?.() },
-    }).catch((error: unknown) => {
-      throw toTrpcError(error);
-    })) as AsyncIterable<{ id: bigint }>;
+    }).catch(throwTrpcError)) as AsyncIterable<{ id: bigint }>;
     try {
       for await (const event of events) yield tracked(String(event.id), event);
     } catch (error) {
-      throw toTrpcError(error);
+      throwTrpcError(error);
     } finally {
       stop.abort();
     }
     // The feed ended and the client did not go: this instance is shutting down. A retryable error, so that tRPC's
     // client reconnects (to another instance) with its last id; a plain end would tell it the stream is over.
     if (signal?.aborted !== true) {
-      throw toTrpcError(
+      throwTrpcError(
         serviceUnavailable('this server is shutting down: reconnect to resume from your last event'),
       );
     }
   };
-}
-
-function buildRecord(handlers: OperationHandlers, operations: readonly OperationContract[]): AppRouterRecord {
-  const call = handlers as unknown as Record<
-    OperationId,
-    (input: unknown, context: OperationContext) => Promise<unknown>
-  >;
-  const record: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
-    const handle = call[op.id as OperationId];
-    // No `.output()`: validating 20 pets through zod cost a third of a tRPC list call, and the service's type is
-    // the contract's already. No middleware: errors are mapped in the resolver (toTrpcError), and anything added
-    // sends the calls to tRPC's own handler (plainProcedure). The stability level as meta adds no middleware.
-    const built = procedure.meta({ stability: op.stability }).input(op.input);
-    const resolve = ({ input, ctx }: { input: unknown; ctx: TrpcContext }) =>
-      handle(input, { caller: ctx.caller }).catch((error: unknown) => {
-        throw toTrpcError(error);
-      });
-    const group = record[op.trpc.router] ?? {};
-    group[op.trpc.procedure] =
-      op.trpc.kind === 'subscription'
-        ? built.subscription(subscribe(handle))
-        : op.trpc.kind === 'mutation'
-          ? built.mutation(resolve)
-          : built.query(resolve);
-    record[op.trpc.router] = group;
-  }
-  return record as unknown as AppRouterRecord;
 }
 
 /**
@@ -85,7 +50,26 @@ export function createAppRouter(
   handlers: OperationHandlers,
   contract: Readonly<Record<string, OperationContract>> = defaultContract,
 ): AppRouter {
-  return router(buildRecord(handlers, Object.values(contract)));
+  const call = handlers as unknown as Record<OperationId, Handle>;
+  const record: Record<string, Record<string, unknown>> = {};
+  for (const op of Object.values(contract)) {
+    const handle = call[op.id as OperationId];
+    // No `.output()`: validating 20 pets through zod cost a third of a tRPC list call, and the service's type is
+    // the contract's already. No middleware: errors are mapped in the resolver (throwTrpcError), and anything added
+    // sends the calls to tRPC's own handler (plainProcedure). The stability level as meta adds no middleware.
+    const built = procedure.meta({ stability: op.stability }).input(op.input);
+    const resolve = ({ input, ctx }: CallOptions) =>
+      handle(input, { caller: ctx.caller }).catch(throwTrpcError);
+    const group = record[op.trpc.router] ?? {};
+    group[op.trpc.procedure] =
+      op.trpc.kind === 'subscription'
+        ? built.subscription(subscribe(handle))
+        : op.trpc.kind === 'mutation'
+          ? built.mutation(resolve)
+          : built.query(resolve);
+    record[op.trpc.router] = group;
+  }
+  return router(record as unknown as AppRouterRecord);
 }
 
 export type { AppRouter };

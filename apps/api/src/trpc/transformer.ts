@@ -7,7 +7,7 @@ import superjson from 'superjson';
 const UNSUPPORTED = Symbol('unsupported');
 
 /** superjson's escaping of a key inside a meta path. */
-export const escapeKey = (key: string | number) => String(key).replace(/\\/g, '\\\\').replace(/\./g, '\\.');
+const escapeKey = (key: string | number) => String(key).replace(/\\/g, '\\\\').replace(/\./g, '\\.');
 
 function walk(value: unknown, path: string, bigints: Record<string, ['bigint']>): unknown {
   switch (typeof value) {

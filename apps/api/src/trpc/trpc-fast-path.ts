@@ -1,17 +1,17 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
+import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCErrorShape } from '@trpc/server/rpc';
 import { type AnyProcedure, getParseFn } from '@trpc/server/unstable-core-do-not-import';
 import vary from 'vary';
+import { toAppError } from '../errors.js';
 import type { AppRouter } from './router.js';
 import type { TrpcContext } from './trpc.js';
 
-// tRPC without its fetch adapter, for the plain JSON calls (httpLink, httpBatchLink) our middleware has already
-// read and checked: kept for its figure (docs/development.md, "Home-made parts"). Each call runs with its
-// procedure's own input parser and resolver, taken from the built router, and tRPC's transformer and error
-// shapes; the answer is tRPC's byte for byte (trpc-fast-path.test.ts, trpc-fuzz.test.ts). It cannot skip a rule:
-// only a procedure that is exactly "one input parser, then the resolver" is served here (trpc-middleware.test.ts);
-// anything else (other middleware, streaming, an unknown procedure) is left to tRPC's handler.
+// tRPC without its fetch adapter, for the plain JSON calls our middleware has already read and checked: kept for
+// its figure (docs/development.md, "Home-made parts"); its answer is tRPC's byte for byte (trpc-fast-path.test.ts,
+// trpc-fuzz.test.ts). Only a procedure that is exactly "one input parser, then the resolver" is served here
+// (trpc-middleware.test.ts); anything else is left to tRPC's handler, so no rule is skipped.
 
 /** A procedure the fast path may run. */
 export interface FastProcedure {
@@ -69,15 +69,6 @@ export function routerProcedures(appRouter: AppRouter) {
   return { byPath, fast };
 }
 
-/** tRPC's `getAcceptHeader` on a Node request: `trpc-accept`, else `application/jsonl` listed in `Accept`. */
-export function trpcAccept(req: IncomingMessage): string | undefined {
-  const header = req.headers['trpc-accept'];
-  if (header !== undefined) return Array.isArray(header) ? header.join(', ') : header;
-  return req.headers.accept?.split(',').some((type) => type.trim() === 'application/jsonl')
-    ? 'application/jsonl'
-    : undefined;
-}
-
 export interface FastCall {
   /** Procedure paths, one per call. */
   paths: readonly string[];
@@ -85,8 +76,6 @@ export interface FastCall {
   /** The input JSON text (a POST's body, a GET's `input` parameter), if any. */
   inputText: string | undefined;
   ctx: TrpcContext;
-  /** GET (a HEAD comes as the GET it stands for) or POST. */
-  method: string;
 }
 
 type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
@@ -97,28 +86,29 @@ type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
  */
 export type OutputWriters = ReadonlyMap<string, (value: unknown) => string | undefined>;
 
-/** Serves a call and says true, or says false without touching the response when tRPC's handler must answer. */
-export function createTrpcFastPath(
-  appRouter: AppRouter,
-  /** The headers the calls' errors carry (the deprecation headers are on the response already). */
-  errorHeaders: (errors: readonly TRPCError[]) => Record<string, string>,
-  outputWriters: OutputWriters = new Map(),
-) {
+/** The headers our errors carry (WWW-Authenticate, Retry-After), for a tRPC answer that has them. */
+export function errorHeaders(errors: readonly TRPCError[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const error of errors) Object.assign(headers, toAppError(error.cause)?.headers);
+  return headers;
+}
+
+/**
+ * Serves a call and says true, or says false without touching the response when tRPC's handler must answer. The
+ * middleware has refused a call sent with the wrong method, and hands streamed (jsonl) calls to tRPC.
+ */
+export function createTrpcFastPath(appRouter: AppRouter, outputWriters: OutputWriters = new Map()) {
   const config = appRouter._def._config;
   const { fast: procedures } = routerProcedures(appRouter);
 
-  return async (req: IncomingMessage, res: ServerResponse, call: FastCall): Promise<boolean> => {
-    // Streamed answers are tRPC's; any other `trpc-accept` value means plain JSON to it.
-    if (trpcAccept(req) === 'application/jsonl') return false;
-    const type = call.method === 'GET' ? 'query' : 'mutation';
+  return async (res: ServerResponse, call: FastCall): Promise<boolean> => {
     const called = call.paths.map((path) => procedures.get(path));
-    if (called.some((procedure) => procedure?.type !== type)) return false;
+    if (called.includes(undefined)) return false;
 
-    const raw: unknown =
-      call.inputText === undefined || call.inputText === '' ? undefined : JSON.parse(call.inputText);
+    const raw: unknown = call.inputText ? JSON.parse(call.inputText) : undefined;
     const errors: TRPCError[] = [];
     const outcomes = await Promise.all(
-      (called as FastProcedure[]).map(async ({ parse, resolver, meta }, index): Promise<Outcome> => {
+      (called as FastProcedure[]).map(async ({ type, parse, resolver, meta }, index): Promise<Outcome> => {
         const path = call.paths[index] as string;
         let input: unknown;
         try {
@@ -151,11 +141,8 @@ export function createTrpcFastPath(
       }),
     );
 
-    // As tRPC: the calls' common status, or 207 when they differ.
-    const statuses = outcomes.map((outcome) =>
-      'error' in outcome ? ((outcome.error.data as { httpStatus?: number }).httpStatus ?? 500) : 200,
-    );
-    res.statusCode = statuses.every((status) => status === statuses[0]) ? (statuses[0] as number) : 207;
+    // The calls' common status, or 207 when they differ.
+    res.statusCode = getHTTPStatusCode(outcomes, errors);
     // Added to the Vary the response has (CORS's Origin), as tRPC's own list.
     res.setHeader('Vary', vary.append(String(res.getHeader('Vary') ?? ''), 'trpc-accept, accept'));
     const headers = errorHeaders(errors.filter(Boolean));

@@ -1,6 +1,5 @@
 import superjson from 'superjson';
 import { AppError } from '../errors.js';
-import { escapeKey } from './transformer.js';
 
 // tRPC inputs are superjson envelopes, `{ json, meta? }`, one per call (a batch: an object keyed by call index).
 // tRPC's own reading (JSON.parse, superjson.deserialize) rounds numbers past 2^53, reads `BigInt("0x10")`,
@@ -28,32 +27,23 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const splitPath = (path: string): string[] =>
   path.split(/(?<=(?:^|[^\\])(?:\\\\)*)\./).map((segment) => segment.replace(/\\(.)/gs, '$1'));
 
-/** A value JSON text cannot carry as tRPC reads it, and the superjson type it is handed on as. */
-type Special = [path: (string | number)[], type: 'bigint' | 'number'];
-
 /**
  * Numbers the way REST reads them: an integer past 2^53 is exact (parseJson makes it a bigint), and a number
- * whose text is not exactly what JSON.parse would make of it (`1e-400` read as 0) is NaN. Their paths go to
- * `specials`, so that the envelope hands them on as superjson's bigint and NaN, and the procedure's schema
- * judges the value REST's judges, with the same message. One path, pushed and popped: no copies.
+ * whose text is not exactly what JSON.parse would make of it (`1e-400` read as 0) is NaN. Says whether the input
+ * holds one, so that the envelope hands them on as superjson's bigint and NaN, and the procedure's schema judges
+ * the value REST's judges, with the same message.
  */
-function checkNumbers(value: unknown, specials: Special[], path: (string | number)[] = []): void {
-  if (typeof value === 'bigint') {
-    specials.push([[...path], 'bigint']);
-    return;
-  }
-  if (path.length > MAX_DEPTH) throw refused(`tRPC input nests deeper than ${MAX_DEPTH} levels`);
-  if (typeof value === 'number' && Number.isNaN(value)) {
-    specials.push([[...path], 'number']);
-    return;
-  }
-  if (typeof value !== 'object' || value === null) return;
+function checkNumbers(value: unknown, depth = 0): boolean {
+  if (typeof value === 'bigint') return true;
+  if (depth > MAX_DEPTH) throw refused(`tRPC input nests deeper than ${MAX_DEPTH} levels`);
+  if (typeof value === 'number') return Number.isNaN(value);
+  if (typeof value !== 'object' || value === null) return false;
+  let special = false;
   for (const key of Array.isArray(value) ? value.keys() : Object.keys(value)) {
     if (key === '__proto__') throw refused(`unknown field "__proto__"`);
-    path.push(key);
-    checkNumbers((value as Record<string | number, unknown>)[key], specials, path);
-    path.pop();
+    if (checkNumbers((value as Record<string | number, unknown>)[key], depth + 1)) special = true;
   }
+  return special;
 }
 
 /** The value at a superjson path of `json`, or undefined when it has none. */
@@ -121,7 +111,7 @@ function checkEqualities(json: unknown, values: unknown, equalities: unknown): v
  * One call's input: a superjson envelope and nothing else. Returns the envelope to hand on when it had to be
  * rewritten (a special value, checkNumbers), else undefined.
  */
-function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
+function checkEnvelope(envelope: unknown): object | undefined {
   if (!isRecord(envelope) || Object.keys(envelope).some((key) => !ENVELOPE_KEYS.has(key))) {
     throw refused(
       'tRPC input must be a superjson envelope {"json": <input>, "meta"?: {...}}, as @trpc/client with the ' +
@@ -132,29 +122,26 @@ function checkEnvelope(envelope: unknown): Record<string, unknown> | undefined {
   if (meta !== undefined && (!isRecord(meta) || Object.keys(meta).some((key) => !META_KEYS.has(key)))) {
     throw refused('tRPC input "meta" must be superjson metadata');
   }
-  const specials: Special[] = [];
-  checkNumbers(json, specials);
+  const special = checkNumbers(json);
+  if (meta === undefined && !special) return undefined;
   if (meta !== undefined) {
     checkAnnotations(json, meta.values);
     checkEqualities(json, meta.values, meta.referentialEqualities);
-    // What superjson cannot apply (an unknown class, a `__proto__` path) makes it throw: the caller's fault.
-    try {
-      superjson.deserialize(envelope as never);
-    } catch (error) {
-      throw refused(`tRPC input "meta" cannot be applied: ${(error as Error).message}`);
+    // A special value at the root takes the root's annotation, which `values` (a record of paths) cannot be.
+    if (special && typeof json !== 'object' && meta.values !== undefined) {
+      throw refused('tRPC input "meta" cannot be applied');
     }
   }
-  if (specials.length === 0) return undefined;
-  // Each special value as superjson writes it (a bigint's digits annotated `bigint`, "NaN" annotated `number`),
-  // which both the fast path and tRPC's handler read back.
-  if (Array.isArray(meta?.values) || specials.some(([path]) => path.length === 0)) {
-    if (meta?.values !== undefined || specials.length !== 1)
-      throw refused('tRPC input "meta" cannot be applied');
-    return { json: String(json), meta: { ...meta, values: [specials[0]?.[1]] } };
+  let value: unknown;
+  try {
+    value = superjson.deserialize(envelope as never);
+  } catch (error) {
+    // What superjson cannot apply (an unknown class, a `__proto__` path) makes it throw: the caller's fault.
+    throw refused(`tRPC input "meta" cannot be applied: ${(error as Error).message}`);
   }
-  const values: Record<string, unknown> = isRecord(meta?.values) ? { ...meta.values } : {};
-  for (const [path, type] of specials) values[path.map(escapeKey).join('.')] = [type];
-  return { json: JSON.parse(stringify(json)), meta: { ...meta, values } };
+  // The value written again by superjson (a bigint's digits annotated `bigint`, "NaN" annotated `number`), which
+  // both the fast path and tRPC's handler read back.
+  return special ? superjson.serialize(value) : undefined;
 }
 
 /**
@@ -169,20 +156,20 @@ export function checkTrpcInputs(inputs: unknown, batch: boolean, calls: number):
     return rewritten === undefined ? undefined : stringify(rewritten);
   }
   if (!isRecord(inputs)) throw refused('a tRPC batch input must be an object keyed by call index');
-  let rewrittenAny = false;
-  const out: Record<string, unknown> = {};
+  let rewritten = false;
   for (const key of Object.keys(inputs)) {
     if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= calls) {
       throw refused(`a tRPC batch input has no call ${JSON.stringify(key)}`);
     }
-    const rewritten = checkEnvelope(inputs[key]);
-    if (rewritten !== undefined) rewrittenAny = true;
-    out[key] = rewritten ?? inputs[key];
+    const envelope = checkEnvelope(inputs[key]);
+    if (envelope === undefined) continue;
+    inputs[key] = envelope;
+    rewritten = true;
   }
-  return rewrittenAny ? stringify(out) : undefined;
+  return rewritten ? stringify(inputs) : undefined;
 }
 
-/** JSON text of an exactly-parsed value, its bigints and NaNs as superjson's texts (annotated by checkEnvelope). */
+/** JSON text of an exactly-parsed value, its bigints and NaNs (left only in a `meta`) as their texts. */
 const stringify = (value: unknown) =>
   JSON.stringify(value, (_key, item) =>
     typeof item === 'bigint' || (typeof item === 'number' && Number.isNaN(item)) ? String(item) : item,

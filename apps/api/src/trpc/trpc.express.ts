@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { API_BASE_PATH, operations, TRPC_ENDPOINT, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
 import { deprecationHeaders } from '@petstore/schema/internal';
-import { getTRPCErrorShape, type TRPCError, transformTRPCResponse } from '@trpc/server';
+import { getTRPCErrorShape, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Request, RequestHandler, Response } from 'express';
 import vary from 'vary';
@@ -17,7 +17,7 @@ import { labelResponse, trpcLabel } from '../observability/operation-label.js';
 import type { Caller } from '../operations.js';
 import type { AppRouter } from './router.js';
 import { trpcErrorOf } from './trpc.js';
-import { createTrpcFastPath, type OutputWriters, routerProcedures, trpcAccept } from './trpc-fast-path.js';
+import { createTrpcFastPath, errorHeaders, type OutputWriters, routerProcedures } from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
@@ -32,13 +32,6 @@ export interface TrpcHttpDeps {
   outputWriters?: OutputWriters | undefined;
   /** Response compression, applied to an admitted query (GET) call (app.ts says why only there). */
   compressAnswer?: ((req: Request, res: Response) => void) | undefined;
-}
-
-/** The headers our errors carry (WWW-Authenticate, Retry-After), for a tRPC answer that has them. */
-function errorHeaders(errors: readonly TRPCError[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const error of errors) Object.assign(headers, toAppError(error.cause)?.headers);
-  return headers;
 }
 
 /** Where the app mounts this middleware. */
@@ -58,12 +51,13 @@ export function trpcMiddleware(
   appRouter: AppRouter,
   { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
 ): RequestHandler {
-  const callers = new WeakMap<IncomingMessage, Caller>();
+  // By response: a HEAD is shown to tRPC as another request object, the GET it stands for.
+  const callers = new WeakMap<ServerResponse, Caller>();
   const config = appRouter._def._config;
   const handler = createExpressMiddleware({
     router: appRouter,
-    createContext: ({ req, res }) => {
-      const caller = callers.get(req);
+    createContext: ({ res }) => {
+      const caller = callers.get(res);
       if (caller === undefined) throw new Error('tRPC request without an admitted caller');
       // A subscription whose client stopped reading is dropped (it resumes from its last id when it reconnects).
       return { caller, onInternalError, closeConnection: () => res.destroy() };
@@ -73,7 +67,7 @@ export function trpcMiddleware(
       headers: { ...errorHeaders(errors), ...FIXED_RECORD },
     }),
   });
-  const fastPath = createTrpcFastPath(appRouter, errorHeaders, outputWriters);
+  const fastPath = createTrpcFastPath(appRouter, outputWriters);
   const { byPath: procedureTable } = routerProcedures(appRouter);
 
   const sendTrpcError = (res: Response, error: unknown, path: string) => {
@@ -102,6 +96,12 @@ export function trpcMiddleware(
     let batch = false;
     // HEAD is the GET it stands for (RFC 9110 section 9.3.2): the same answer, whose body Node leaves out.
     const method = req.method === 'HEAD' ? 'GET' : req.method;
+    // tRPC's `getAcceptHeader`: `trpc-accept`, else `application/jsonl` listed in `Accept`.
+    const trpcAccept = req.headers['trpc-accept'];
+    const streamed =
+      trpcAccept === undefined
+        ? req.headers.accept?.split(',').some((type) => type.trim() === 'application/jsonl') === true
+        : trpcAccept === 'application/jsonl';
     try {
       // A path or query that cannot be read is refused only after the key check, as on REST (401 before 400).
       let unreadable: unknown;
@@ -124,69 +124,59 @@ export function trpcMiddleware(
         const deprecation = DEPRECATED.get(procedure);
         for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
       }
-      // The methods the named procedures take: a query or subscription GET (and HEAD), a mutation POST.
-      const typeOf = (name: string) => procedureTable.get(name)?._def.type;
-      const types = procedures.map(typeOf);
+      const types = procedures.map((name) => procedureTable.get(name)?._def.type);
+      const namesKnown = types.some((type) => type !== undefined);
       // A call sent with the other method, also inside a batch (tRPC: a bare "could not be read" as text/plain): one
       // 405 naming the call, below. A subscription is a GET of its own, never in a batch.
       const kind = method === 'GET' ? 'query' : 'mutation';
-      const misplaced = procedures.find((name) => {
-        const type = typeOf(name);
-        if (type === 'subscription') return method !== 'GET' || batch;
-        return type !== undefined && type !== kind;
-      });
+      const misplacedAt = types.findIndex((type) =>
+        type === 'subscription' ? method !== 'GET' || batch : type !== undefined && type !== kind,
+      );
+      const overCap = batch && procedures.length > TRPC_MAX_BATCH_SIZE;
       // A batch costs the calls it runs: its GET or POST, with no call misplaced, runs each named call (an unknown
       // one answers its 404 inside). Any other method, a path naming no procedure, a misplaced call or a batch over
       // the cap (its 400 below) runs none: one request, as any refused after admission.
-      const runsCalls =
-        (method === 'GET' || method === 'POST') &&
-        types.some((type) => type !== undefined) &&
-        misplaced === undefined;
+      const runsCalls = (method === 'GET' || method === 'POST') && namesKnown && misplacedAt === -1;
       const caller = await guard(authorizationOf(req), {
         address: req.socket.remoteAddress,
         response: res,
-        cost: batch && runsCalls && procedures.length <= TRPC_MAX_BATCH_SIZE ? procedures.length : 1,
+        cost: batch && runsCalls && !overCap ? procedures.length : 1,
       });
       if (unreadable !== undefined) throw unreadable;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
-      if (method === 'GET' && !procedures.some((name) => typeOf(name) === 'subscription'))
-        compressAnswer?.(req, res);
+      if (method === 'GET' && !types.includes('subscription')) compressAnswer?.(req, res);
       if (method !== 'GET' && method !== 'POST') {
         // A path naming no procedure is no path, whatever the method: 404, as GET and POST get from tRPC below
         // (REST's unknown paths too), never a 204 or 405 with an `Allow` made up for it.
-        if (types.every((type) => type === undefined)) {
+        if (!namesKnown) {
           throw new AppError('route_not_found', `no route for ${req.method} ${req.baseUrl}${target}`);
         }
         return answerOtherMethod(req, res, allowedMethods(types));
       }
       refuseInputHeaders(req, "the call's input");
-      if (batch && procedures.length > TRPC_MAX_BATCH_SIZE) {
+      if (overCap) {
         throw new AppError(
           'validation_failed',
           `a batch may carry at most ${TRPC_MAX_BATCH_SIZE} calls; this one carries ${procedures.length}`,
         );
       }
       // tRPC answers this with a JSON body labelled text/plain; ours is the same 400, readable as JSON.
-      if (!batch && trpcAccept(req) === 'application/jsonl') {
+      if (!batch && streamed) {
         throw new AppError(
           'validation_failed',
           'a streamed tRPC call (trpc-accept: application/jsonl) must be a batch: add ?batch=1, even for one call',
         );
       }
       // The misplaced call's 405, in tRPC's error shape.
-      if (misplaced !== undefined) {
-        const type = typeOf(misplaced);
+      if (misplacedAt !== -1) {
+        const [misplaced, type] = [procedures[misplacedAt], types[misplacedAt]];
         const hint = batch ? '; a batch carries only queries (GET) or only mutations (POST)' : '';
         const message =
           type === 'subscription'
             ? `${misplaced} is a subscription: open it alone with GET (httpSubscriptionLink)`
             : `${misplaced} is a ${type}: send it with ${type === 'query' ? 'GET' : 'POST'}${hint}`;
-        sendTrpcError(
-          res,
-          new AppError('method_not_allowed', message, { Allow: allowedMethods(types) }),
-          path,
-        );
-        return;
+        const allow = allowedMethods(types);
+        return sendTrpcError(res, new AppError('method_not_allowed', message, { Allow: allow }), path);
       }
       // tRPC reads `batch` and, on a GET, `input`; anything else in the query would be ignored, and a POST's
       // `input` in the URL would be dropped for the body's: refused, as REST refuses what it does not read.
@@ -206,39 +196,35 @@ export function trpcMiddleware(
       // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2); tRPC sends no
       // entity tags, and `If-None-Match: *` on a query is no 304 (a batch's calls may fail; nothing is cached).
       refuseFalsePreconditions(req);
-      let inputText: string | undefined;
+      let inputText = parameters.input;
       let exactQueryInput: string | undefined;
       if (method === 'POST') {
         const body = await readJsonBody(req, res);
         inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;
-        (req as IncomingMessage & { body?: unknown }).body = inputText;
+        req.body = inputText;
         // Read and checked as JSON (`application/*+json` included); tRPC's own handler only knows the exact type.
         req.headers['content-type'] = 'application/json';
-      } else {
-        inputText = parameters.input;
-        // tRPC reads an empty `input=` as no input.
-        if (inputText !== undefined && inputText !== '') {
-          const value = parseJsonText(inputText, 'query parameter "input"');
-          exactQueryInput = checkTrpcInputs(value, batch, procedures.length);
-          inputText = exactQueryInput ?? inputText;
-        }
+      } else if (inputText) {
+        // (tRPC reads an empty `input=` as no input.)
+        const value = parseJsonText(inputText, 'query parameter "input"');
+        exactQueryInput = checkTrpcInputs(value, batch, procedures.length);
+        inputText = exactQueryInput ?? inputText;
       }
       const ctx = { caller, onInternalError };
-      if (useFastPath && (await fastPath(req, res, { paths: procedures, batch, inputText, ctx, method })))
+      if (useFastPath && !streamed && (await fastPath(res, { paths: procedures, batch, inputText, ctx })))
         return;
       // tRPC's own handler reads the input from the URL again (the query holds only `batch` and `input` by now),
       // and the caller from its context.
       if (exactQueryInput !== undefined) {
         req.url = `${target}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(exactQueryInput)}`;
       }
-      callers.set(req, caller);
+      callers.set(res, caller);
       if (req.method === 'HEAD') {
         // tRPC answers HEAD with a bare 204 (a warm-up): it is shown the GET, whose first chunk of body ends the
         // answer (a subscription would otherwise stream into a body Node leaves out, holding the connection). That
         // chunk is written as GET writes it, so what sets headers from the body (compression: a coding, and
         // chunked rather than a length) sets HEAD's as GET's; Node leaves the bytes out.
         const asGet: Request = Object.create(req, { method: { value: 'GET' } });
-        callers.set(asGet, caller);
         const { write } = res;
         res.write = ((...args: Parameters<Response['write']>) => {
           if (res.writableEnded) return true;
@@ -261,7 +247,7 @@ export function trpcMiddleware(
     }
     // A streamed answer writes its headers before its calls settle: a mutation's would go out without what its
     // write adds (Petstore-Read-After), so it is held until it ends; queries still stream.
-    if (method === 'POST' && trpcAccept(req) === 'application/jsonl') holdUntilEnd(res);
+    if (method === 'POST' && streamed) holdUntilEnd(res);
     keepVary(res);
     return handler(req, res, next);
   };
@@ -286,31 +272,19 @@ function keepVary(res: ServerResponse): void {
       : setHeader(name, value)) as ServerResponse['setHeader'];
 }
 
-/** Keeps a response's bytes, and so its headers, until it ends; then writes them at once. */
+/**
+ * Keeps a response's bytes, and so its headers, until it ends; then writes them at once. tRPC's adapter writes
+ * its stream's chunks and then ends, without callbacks (node-http's writeResponse).
+ */
 function holdUntilEnd(res: ServerResponse): void {
   const { write, end } = res;
   const chunks: Buffer[] = [];
-  const keep = (chunk: unknown, encoding?: unknown) => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(
-      typeof chunk === 'string'
-        ? Buffer.from(chunk, encoding as BufferEncoding)
-        : Buffer.from(chunk as Uint8Array),
-    );
-  };
-  res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
-    keep(chunk, encoding);
-    const done = typeof encoding === 'function' ? encoding : callback;
-    if (typeof done === 'function') process.nextTick(done as () => void);
-    return true;
-  }) as ServerResponse['write'];
-  res.end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) => {
-    keep(chunk, encoding);
+  res.write = ((chunk: string | Uint8Array) =>
+    chunks.push(Buffer.from(chunk)) > 0) as ServerResponse['write'];
+  res.end = ((chunk?: string | Uint8Array) => {
+    if (chunk !== undefined) chunks.push(Buffer.from(chunk));
     res.write = write;
     res.end = end;
-    const done = [chunk, encoding, callback].find((value) => typeof value === 'function') as
-      | (() => void)
-      | undefined;
-    return res.end(Buffer.concat(chunks), done);
+    return res.end(Buffer.concat(chunks));
   }) as ServerResponse['end'];
 }

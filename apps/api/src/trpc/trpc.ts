@@ -65,7 +65,7 @@ function appErrorOfTrpc(error: TRPCError, path: string | undefined, input: unkno
 
 const t = initTRPC.context<TrpcContext>().create({
   transformer,
-  // Never send stack traces, in any environment.
+  // Never send stack traces (`data.stack`), in any environment.
   isDev: false,
   // Subscriptions over SSE: a ping keeps an idle stream open through proxies and tells the client to reconnect (with
   // its last event id) when pings stop coming.
@@ -74,20 +74,19 @@ const t = initTRPC.context<TrpcContext>().create({
     const known = appErrorOfTrpc(error, path, input);
     if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
     const apiError: ApiError = (known ?? internalError()).toBody();
-    const { stack: _stack, ...data } = shape.data;
     // An error of ours says its own status, also one tRPC has no code for (410); tRPC's own errors keep theirs.
-    const httpStatus = toAppError(error.cause)?.status ?? data.httpStatus;
-    return { ...shape, message: apiError.message, data: { ...data, httpStatus, error: apiError } };
+    const httpStatus = toAppError(error.cause)?.status ?? shape.data.httpStatus;
+    return { ...shape, message: apiError.message, data: { ...shape.data, httpStatus, error: apiError } };
   },
 });
 
 /**
- * A thrown domain error as a tRPC error whose code gives REST's HTTP status. In the resolvers, not a middleware:
+ * Rethrows a domain error as a tRPC error whose code gives REST's HTTP status. In the resolvers, not a middleware:
  * each middleware level copies the call's options (a tenth of a tRPC call in the profile).
  */
-export function toTrpcError(error: unknown): unknown {
+export function throwTrpcError(error: unknown): never {
   const cause = toAppError(error);
-  return cause === undefined ? error : trpcErrorOf(cause);
+  throw cause === undefined ? error : trpcErrorOf(cause);
 }
 
 /** An AppError as the TRPCError whose code gives the HTTP status REST would send. */
