@@ -337,7 +337,12 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     const post = (path: string, body: string) => postMcp(server.baseUrl, body, { path });
     const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
     expect((await post('/mcp?x=1', ping)).status).toBe(400);
-    expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}')).status).toBe(400);
+    // Every id that is not a string or an integer within 2^53 is our Error body, however it is spelled.
+    for (const id of ['9007199254740993', '1e20', '1e300', '1e-400', '9007199254740993.5', '1.5', '-0.5']) {
+      const refused = await post('/mcp', `{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+      expect(refused.status, id).toBe(400);
+      expect(await refused.json(), id).toMatchObject({ code: 'validation_failed', message: /JSON-RPC id/ });
+    }
     expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}')).status).toBe(200);
     for (const path of ['/mcp/', '/MCP']) expect((await post(path, ping)).status, path).toBe(404);
   });

@@ -341,8 +341,11 @@ function checkMessage(value: unknown): unknown {
     );
   }
   const message = value as { id?: unknown; method?: unknown; params?: { arguments?: unknown } } | undefined;
-  // The answer echoes the id, and the SDK reads JSON as doubles: an integer id past 2^53 would come back changed.
-  if (typeof message?.id === 'bigint') {
+  // The answer echoes the id, and the SDK reads JSON as doubles: an integer id past 2^53 would come back changed
+  // (a bigint here, or NaN when it has more digits than parseJson keeps); one that is no integer, the SDK refuses
+  // with its own answer, not ours.
+  const id = message?.id;
+  if (typeof id === 'bigint' || (typeof id === 'number' && !Number.isSafeInteger(id))) {
     throw new AppError(
       'validation_failed',
       'the JSON-RPC id must be a string or an integer within ±(2^53-1)',
