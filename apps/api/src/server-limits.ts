@@ -13,7 +13,7 @@ import type { ErrorCode } from '@petstore/schema';
 import { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import type { ServerLimits } from './config.js';
 import { AppError } from './errors.js';
-import { deferContinue, edgeListener, type HeadersOf, SERVER_METHODS } from './http/edge.js';
+import { deferContinue, edgeListener, type HeadersOf, normalizePath, SERVER_METHODS } from './http/edge.js';
 import { operationHeadersOf } from './http/rest.js';
 import { errorBodyText } from './http/send.js';
 
@@ -166,7 +166,7 @@ function answerClientError(
   // names its path as the edge reads it (RFC 9112 section 3.2.2).
   const [method = '', target = ''] = refusedRequest(lines, socket) ?? [];
   const path = target.startsWith('/') ? target : URL.parse(target)?.pathname;
-  const headers = path === undefined ? undefined : headersOf?.(method, path);
+  const headers = path === undefined ? undefined : headersOf?.(method, normalizePath(path));
   // A HEAD's answer is GET's without the content (RFC 9110 section 9.3.2).
   const answer = () => endWith(socket, new AppError(code, message, { ...headers }), method === 'HEAD');
   const inFlight = socket._httpMessage;

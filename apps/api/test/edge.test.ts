@@ -436,9 +436,19 @@ describe('100 Continue only once the request could be accepted', () => {
     for (const request of [
       accepted.replace('Expect:', 'Content-Encoding: gzip\r\nExpect:'),
       accepted.replace('application/json', 'text/plain'),
+      // A declared body without a Content-Type: known from the head alone.
+      accepted.replace('Content-Type: application/json\r\n', ''),
+      accepted.replace('/v1/pets', '/v1/trpc/pets.create').replace('Content-Type: application/json\r\n', ''),
     ]) {
-      expect((await expectContinue(request, '')).early).toMatch(/^HTTP\/1\.1 415 /);
+      expect((await expectContinue(request, '')).early, request).toMatch(/^HTTP\/1\.1 415 /);
     }
+  });
+
+  it('an MCP message whose Accept takes no answer type gets the 406 and never 100 Continue', async () => {
+    const request = head(
+      `Authorization: Bearer ${TEST_API_KEY}\r\nContent-Length: 30\r\nAccept: text/html\r\n`,
+    ).replace('/v1/pets', '/v1/mcp');
+    expect((await expectContinue(request, '')).early).toMatch(/^HTTP\/1\.1 406 /);
   });
 
   it('a missing key gets the 401 and never 100 Continue', async () => {

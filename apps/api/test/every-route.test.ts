@@ -8,8 +8,10 @@ import { type AddressInfo, connect } from 'node:net';
 import { API_BASE_PATH, contract, type OperationContract } from '@petstore/schema';
 import { fillPath, isRestOperation } from '@petstore/schema/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaled } from '../../../tooling/vitest.shared.js';
 import { serveMetrics } from '../src/http/metrics-server.js';
 import { createMetrics } from '../src/observability/metrics.js';
+import { type RawRequest, sendRaw } from './reliability/raw-http.js';
 import { call } from './support/http.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
@@ -134,6 +136,50 @@ describe('every path the API serves', () => {
         '/v1/mcp',
       ]),
     );
+  });
+
+  // RFC 9110 section 9.3.2: HEAD's answer is GET's without the content, so its Content-Length is GET's too. A
+  // message that names the request's method made HEAD's one byte longer (a 405 on /v1/mcp, a GET with a body).
+  it("answers HEAD with GET's status and headers on every path, refusals included", async () => {
+    const port = Number(new URL(root).port);
+    const variants: { name: string; headers: [string, string][]; body?: string; query?: string }[] = [
+      { name: 'plain', headers: [] },
+      { name: 'a body', headers: [['Content-Type', 'application/json']], body: '{"a":1}' },
+      { name: 'Content-Length: 00', headers: [['Content-Length', '00']] },
+      { name: 'If-Match', headers: [['If-Match', '"x"']] },
+      { name: 'gzip', headers: [['Accept-Encoding', 'gzip']] },
+      { name: 'a bad key', headers: [['Authorization', 'Bearer not-a-key']] },
+      { name: 'a query', headers: [], query: '?x=1' },
+    ];
+    const answer = async (method: string, path: string, variant: (typeof variants)[number]) => {
+      const headers: [string, string][] = [
+        ['Host', '127.0.0.1'],
+        ['Connection', 'close'],
+        ...variant.headers,
+      ];
+      if (!headers.some(([name]) => name === 'Authorization'))
+        headers.push(['Authorization', `Bearer ${TEST_API_KEY}`]);
+      const request: RawRequest = { method, target: `${path}${variant.query ?? ''}`, headers };
+      if (variant.body !== undefined) {
+        request.body = Buffer.from(variant.body);
+        headers.push(['Content-Length', String(request.body.length)]);
+      }
+      const outcome = await sendRaw('127.0.0.1', port, request, scaled(5_000));
+      if (outcome.kind !== 'response') return outcome.kind;
+      const { status, headers: fields } = outcome.response;
+      for (const name of ['date', 'x-request-id', 'transfer-encoding', 'ratelimit']) fields.delete(name);
+      return { status, headers: Object.fromEntries([...fields].sort()) };
+    };
+    const differences: unknown[] = [];
+    // The change feed's GET never ends (its HEAD is test/pet-events.test.ts's).
+    for (const { path } of routes().filter(({ path }) => !path.endsWith('/events'))) {
+      for (const variant of variants) {
+        const [get, head] = [await answer('GET', path, variant), await answer('HEAD', path, variant)];
+        if (JSON.stringify(get) !== JSON.stringify(head))
+          differences.push({ path, variant: variant.name, get, head });
+      }
+    }
+    expect(differences).toEqual([]);
   });
 
   it('answers other methods, OPTIONS and preconditions by the one rule on each', async () => {

@@ -7,12 +7,14 @@ import { applyPendingMigrations } from '@petstore/migrations';
 import type { Pet, PetStatus } from '@petstore/schema';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { timeouts } from '../../../../tooling/vitest.shared.js';
+import { scaled, timeouts } from '../../../../tooling/vitest.shared.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { type Database, openDatabase } from '../db/database.js';
 import type { Sql } from '../db/sql.js';
 import { pgWakeups, silentWakeups, type Wakeups } from '../db/wakeups.js';
 import { toAppError } from '../errors.js';
+import { sha256 } from '../keys/api-key-digest.js';
+import { createApiKeysService } from '../keys/api-keys.service.js';
 import { createLogger } from '../logger.js';
 import { createPetsService, type PetsService } from '../pets/pets.service.js';
 import { type PetEventRecord, pruneEvents, readHead, sequenceEvents } from './pet-events.store.js';
@@ -262,6 +264,36 @@ describe.each(kinds)('the pet feed on %s', (_, open) => {
       expect(await neverAsks.next()).toEqual({ done: true, value: undefined });
       await idle.return?.();
       expect(await waiting).toEqual({ done: true, value: undefined });
+    },
+    timeouts.server,
+  );
+
+  it(
+    'closes (onStalled) a follower whose key is revoked while its consumer holds an event and reads no more',
+    async () => {
+      // The 401 waits for a next() that a client which stopped reading never makes: its connection would stay open.
+      const keys = createApiKeysService(opened().database.prisma);
+      const issued = await keys.create('feed reader');
+      const revoking = feed(feedOptions({ keepAliveMs: 10 }));
+      let stalled = () => {};
+      const called = new Promise<'closed'>((resolve) => {
+        stalled = () => resolve('closed');
+      });
+      // Events are there (after: start, the first test's pets).
+      const holder = await revoking.follow({
+        after: start,
+        subject: 'revoked',
+        issuedKeyHash: sha256(issued.key),
+        signal: signal(),
+        onStalled: stalled,
+      });
+      expect((await holder.next()).done).toBe(false); // takes one event, then stops reading
+      await keys.revoke(issued.id);
+      const deadline = new Promise<'open'>((resolve) =>
+        setTimeout(() => resolve('open'), scaled(2_000)).unref(),
+      );
+      expect(await Promise.race([called, deadline])).toBe('closed');
+      expect(revoking.subscribers).toBe(0);
     },
     timeouts.server,
   );

@@ -268,7 +268,12 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     /** A page read from the database while catching up, served first; `heldLast`: its last id, skipped kinds too. */
     let held: PetEventRecord[] = [];
     let heldLast: bigint | undefined;
+    /** Set while the consumer holds an event (outside next()). */
     let stallTimer: NodeJS.Timeout | undefined;
+    const disarm = () => {
+      clearTimeout(stallTimer);
+      stallTimer = undefined;
+    };
     let resume: (() => void) | undefined;
     const waitForHub = () =>
       new Promise<void>((resolve) => {
@@ -291,7 +296,11 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         held = [];
         followers.delete(follower);
         releaseSlot(subject);
-        clearTimeout(stallTimer);
+        const holding = stallTimer !== undefined;
+        disarm();
+        // The error reaches the consumer in its next next(); one that holds an event and does not come back for it
+        // within a keep-alive period has stopped reading: its connection is closed (a revoked key's stream ends).
+        if (error !== undefined && holding) stallTimer = setTimeout(() => onStalled?.(), keepAliveMs).unref();
         signal.removeEventListener('abort', onAbort);
         follower.wake();
       },
@@ -309,6 +318,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     const armStall = () => {
       if (ended) return;
       stallTimer = setTimeout(() => {
+        stallTimer = undefined;
         if (!available()) return armStall(); // nothing to take yet: not stalled; look again later
         follower.end();
         onStalled?.();
@@ -317,7 +327,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
 
     async function* events() {
       while (!ended) {
-        clearTimeout(stallTimer); // in next(): not stalling
+        disarm(); // in next(): not stalling
         // The held page may end with kinds this version skips: its last id still counts.
         if (held.length === 0 && heldLast !== undefined) {
           position = heldLast;
@@ -347,6 +357,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         }
       }
       // Ended: a revoked key with its error, else done.
+      disarm();
       if (failure !== undefined) throw failure;
     }
 

@@ -22,6 +22,9 @@ function isJsonContentType(header: string): boolean {
 // any type: checkHead refused the others. A body without a Content-Type is refused with 415 unless it is empty.
 const readRaw = express.raw({ type: () => true, limit: REQUEST_BODY_LIMIT_BYTES, inflate: false });
 
+const missingContentType = () =>
+  new AppError('unsupported_media_type', 'Content-Type must be application/json');
+
 // The connection is closed once the 413 is written.
 const tooLarge = () =>
   new AppError('payload_too_large', `request body is over ${REQUEST_BODY_LIMIT_BYTES / 1024} KiB`, {
@@ -58,7 +61,11 @@ export function checkHead(req: IncomingMessage): void {
       `Content-Type must be application/json; got ${JSON.stringify(contentType.slice(0, 100))}`,
     );
   }
-  if (Number(req.headers['content-length']) > REQUEST_BODY_LIMIT_BYTES) throw tooLarge();
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (length > REQUEST_BODY_LIMIT_BYTES) throw tooLarge();
+  // A body declared without a type: known from the head, so refused before 100 Continue (readJsonBody refuses a
+  // chunked one once it proves not empty).
+  if (contentType === undefined && length > 0) throw missingContentType();
 }
 
 /** Reads a required JSON request body: its text (UTF-8) and value (int64-exact); the caller validates the value. */
@@ -80,9 +87,7 @@ export async function readJsonBody(req: Request, res: Response): Promise<{ text:
   if (raw === undefined || raw.length === 0) {
     throw new AppError('validation_failed', 'request body is required: a JSON object');
   }
-  if (req.headers['content-type'] === undefined) {
-    throw new AppError('unsupported_media_type', 'Content-Type must be application/json');
-  }
+  if (req.headers['content-type'] === undefined) throw missingContentType();
   let text: string;
   try {
     text = utf8.decode(raw);

@@ -71,9 +71,9 @@ const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]
  * Decodes the percent-encoded unreserved characters of the path (RFC 3986 section 6.2.2.2: `%65vents` is `events`),
  * so routes and a normalising proxy in front name one resource. Reserved ones (`%2F`) stay; the query is queryOf's.
  */
-function normalizePath(req: IncomingMessage): void {
-  if (!req.url?.includes('%')) return;
-  req.url = req.url.replace(/^[^?]*/, (path) =>
+export function normalizePath(target: string): string {
+  if (!target.includes('%')) return target;
+  return target.replace(/^[^?]*/, (path) =>
     path.replace(ENCODED_UNRESERVED, (code) => String.fromCharCode(Number.parseInt(code.slice(1), 16))),
   );
 }
@@ -82,7 +82,7 @@ function normalizePath(req: IncomingMessage): void {
 export function edgeListener(handler: RequestListener): RequestListener {
   return inTurn((req, res) => {
     toOriginForm(req);
-    normalizePath(req);
+    req.url = normalizePath(req.url ?? '');
     // Node reads nothing more of a connection after an Upgrade request, so one pipelined behind it would wait for
     // ever: this answer closes the connection instead (RFC 9112 section 9.6). We upgrade to nothing.
     if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
@@ -197,9 +197,10 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
   }
   if (
     (req.method === 'GET' || req.method === 'HEAD') &&
-    (coding !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))
+    (coding !== undefined || Number(headers['content-length'] ?? 0) !== 0)
   ) {
-    return malformed(`A ${req.method} request carries no body; send it without one.`);
+    // One text for both (a HEAD's answer has GET's length: RFC 9110 section 9.3.2); `00` declares no body either.
+    return malformed('A GET or HEAD request carries no body; send it without one.');
   }
   return undefined;
 }

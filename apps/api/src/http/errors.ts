@@ -63,7 +63,9 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
 export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('Allow', allow);
   if (req.method !== 'OPTIONS') {
-    throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`);
+    // A HEAD's answer has GET's length (RFC 9110 section 9.3.2), so its message names GET.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    throw new AppError('method_not_allowed', `${method} is not allowed here; allowed: ${allow}`);
   }
   res.statusCode = 204;
   res.end();

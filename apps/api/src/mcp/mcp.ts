@@ -295,17 +295,18 @@ export function mcpRouter(deps: McpDeps): Router {
       refuseInputHeaders(req, "the tool's arguments");
       // A false precondition stops the message before it is read (RFC 9110 section 13.2.2), as on REST and tRPC.
       refuseFalsePreconditions(req);
-      const { value } = await readJsonBody(req, res);
-      // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
-      if (value !== undefined) req.headers['content-type'] = 'application/json';
       // Express's negotiation alone decides (RFC 9110 12.5.1: no Accept takes any type, q=0 refuses): the SDK only
       // looks for the names in the text (`text/event-stream;q=0` passed), and on its 2026-07-28 path not at all.
+      // Known from the head: refused before the body is read (and before 100 Continue).
       if (!MCP_ANSWER_TYPES.every((type) => req.accepts(type))) {
         throw new AppError(
           'not_acceptable',
           `Accept must take both ${MCP_ANSWER_TYPES.join(' and ')}: the answer comes in either`,
         );
       }
+      const { value } = await readJsonBody(req, res);
+      // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
+      if (value !== undefined) req.headers['content-type'] = 'application/json';
       req.headers.accept = MCP_ANSWER_TYPES.join(', ');
       const extra: RequestExtra = { caller, arguments: checkMessage(value) };
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits (the tools read `extra`).
