@@ -67,8 +67,17 @@ class UnauthorizedError extends AppError {
 
 /** The request's `Authorization`, or every value when repeated (Node keeps the first, a proxy may read the last). */
 export function authorizationOf(req: IncomingMessage): string | string[] | undefined {
-  const values = req.headers.authorization === undefined ? undefined : req.headersDistinct.authorization;
-  return values === undefined || values.length > 1 ? values : values[0];
+  const value = req.headers.authorization;
+  if (value === undefined) return undefined;
+  // Counted in rawHeaders, not read from req.headersDistinct, which builds an array for every field of every request.
+  const raw = req.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
+  }
+  if (count < 2) return value;
+  return raw.filter((_, i) => i % 2 === 1 && (raw[i - 1] as string).toLowerCase() === 'authorization');
 }
 
 /** The credential check both transports run before anything else; throws UnauthorizedError. */
