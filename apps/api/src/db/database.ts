@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pgMigrationAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@petstore/migrations';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -287,15 +287,22 @@ export async function openDatabase({
   // A data directory that cannot be opened stops the start-up, saying what to do.
   const unusable = (error: unknown) =>
     new Error(
-      `the embedded database in ${directory} cannot be opened (${error instanceof Error ? error.message : String(error)}): ` +
+      // PGlite's file system rejects with an ErrnoError, which is no Error: its name says more than "[object Object]".
+      `the embedded database in ${directory} cannot be opened (${error instanceof Error ? error.message : String((error as { name?: unknown })?.name ?? error)}): ` +
         'its files are damaged or are not a PGlite data directory. Restore DATA_DIR from a backup, or move it ' +
         'aside to start with an empty database',
       { cause: error },
     );
-  if (directory !== undefined)
-    await mkdir(directory, { recursive: true }).catch((error) => Promise.reject(unusable(error)));
-  const lock = directory === undefined ? undefined : await lockDataDirectory(directory);
-  const pglite = new PGlite(directory);
+  // By its real path: PGlite's file system follows no symbolic link (a linked DATA_DIR failed to open), and two
+  // links to one directory take one lock.
+  const opened =
+    directory === undefined
+      ? undefined
+      : await mkdir(directory, { recursive: true })
+          .then(() => realpath(directory))
+          .catch((error) => Promise.reject(unusable(error)));
+  const lock = opened === undefined ? undefined : await lockDataDirectory(opened);
+  const pglite = new PGlite(opened);
   await pglite.waitReady.catch(async (error: unknown) => {
     await lock?.release();
     throw directory === undefined ? error : unusable(error);

@@ -1,6 +1,6 @@
 // PGlite's side of "the database cannot serve this now": a data directory that cannot be opened stops the
 // start-up with a message naming it (never a process answering 500 to everything), and a closed database is a 503.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scaled, timeouts } from '../../../../tooling/vitest.shared.js';
@@ -9,6 +9,7 @@ import { makeTempDir, removeTempDir } from '../../test/support/run-registry.js';
 import { toAppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { openDatabase } from './database.js';
+import { statement } from './sql.js';
 
 const logger = createLogger('silent');
 const dirs: string[] = [];
@@ -94,6 +95,30 @@ describe('a closed PGlite', () => {
       expect(error).toBeInstanceOf(Error);
       expect(toAppError(error)?.status).toBe(503);
       expect(warnings).toEqual([expect.objectContaining({ reason: 'closed', retried: false })]);
+    },
+    timeouts.server,
+  );
+});
+
+describe('a PGlite data directory reached through a symbolic link', () => {
+  it(
+    'opens the database the link points at (PGlite does not follow links itself: it failed with "[object Object]")',
+    async () => {
+      const real = await tempDir();
+      const first = await openDatabase({ databaseUrl: undefined, dataDir: real, logger });
+      await first.sql.rows(statement('CREATE TABLE linked_marker (id int)'));
+      await first.close();
+      const linked = await tempDir();
+      await symlink(join(real, 'pglite'), join(linked, 'pglite'));
+      const database = await openDatabase({ databaseUrl: undefined, dataDir: linked, logger });
+      try {
+        const rows = await database.sql.rows(
+          statement<{ found: boolean }>(`SELECT to_regclass('linked_marker') IS NOT NULL AS found`),
+        );
+        expect(rows).toEqual([{ found: true }]);
+      } finally {
+        await database.close();
+      }
     },
     timeouts.server,
   );
