@@ -367,6 +367,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       position: () => position,
       async return() {
         follower.end();
+        // The consumer let go: a close pending for an error it was not there to take (end above) has nothing to close.
+        disarm();
         return { done: true, value: undefined } as const;
       },
     });
