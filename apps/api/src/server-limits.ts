@@ -123,8 +123,11 @@ const answering = new WeakSet<Duplex>();
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
 
-/** A whole request line: a method token (RFC 9110 section 9.1, case-sensitive), a target, the version, its end. */
-const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) HTTP\/1\.[01]\r?\n$/;
+/**
+ * A whole request line: a method token (RFC 9110 section 9.1, case-sensitive), a target, a version (any `HTTP/`
+ * one in any case, so a line refused for its version still names its operation), its end.
+ */
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) (HTTP\/[\x21-\x7e]+)\r?\n$/i;
 
 /** The method and target of the request the parser refused, when it got that far (a timeout mid-body, a line). */
 function refusedRequest(lines: readonly string[], socket: ClientSocket): [string, string] | undefined {
@@ -156,7 +159,7 @@ function answerClientError(
   // Refused for its method alone, in a well-formed request line: a method it does not know is 501 (RFC 9110
   // section 15.6.2); anything else is malformed.
   const [code, message] =
-    err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.test(lines.at(-1) ?? '')
+    err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.exec(lines.at(-1) ?? '')?.[3]?.match(/^HTTP\/1\.[01]$/)
       ? (['not_implemented', `The method is not implemented here; it serves ${methods}.`] as const)
       : (CLIENT_ERRORS[err.code ?? ''] ?? [
           'malformed_request',
