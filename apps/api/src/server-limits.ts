@@ -129,7 +129,10 @@ type ParserError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: nu
  */
 const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) (HTTP\/[\x21-\x7e]+)\r?\n$/i;
 
-/** The method and target of the request the parser refused, when it got that far (a timeout mid-body, a line). */
+/**
+ * The method and target of the request the parser refused, when it got that far (a timeout mid-body, a line). A
+ * headers timeout has neither: Node gives no bytes of it (docs/operations.md, the parser's refusals).
+ */
 function refusedRequest(lines: readonly string[], socket: ClientSocket): [string, string] | undefined {
   const reading = socket._httpMessage?.req;
   if (reading !== undefined && !reading.complete) return [reading.method ?? '', reading.url ?? ''];
