@@ -201,7 +201,9 @@ describe('an ambiguous message is refused with 400, never resolved by a guess', 
       [host, auth, json, ['Transfer-Encoding', 'chunked']],
       `${body.length.toString(16)}\r\n${body}\r\n0\r\nIdempotency-Key: k-1\r\n\r\n`,
     );
-    expectError(response, 400, 'validation_failed', /trailer/);
+    // A message-level refusal, as the edge's: malformed_request, and the connection is closed.
+    expectError(response, 400, 'malformed_request', /trailer/);
+    expect(response.headers.get('connection')).toEqual(['close']);
   });
 
   it('a GET with a body is refused (its body would be ignored)', async () => {

@@ -124,8 +124,8 @@ const EDGE_ERRORS = {
     description:
       'The message could not be read with confidence (`malformed_request`): an ambiguous or repeated singleton ' +
       'header, a bad Host or request target, a body on a GET, a `Petstore-Read-After` that is not a position ' +
-      'the API returned, or an `If-Match` / `If-None-Match` that is not `*` alone nor a list of entity tags. The ' +
-      'connection is closed.',
+      'the API returned, an `If-Match` / `If-None-Match` that is not `*` alone nor a list of entity tags, or a ' +
+      'trailer field after a chunked body. The connection is closed.',
     codes: ['malformed_request'],
   },
   408: {
