@@ -228,15 +228,18 @@ describe('ETag, If-None-Match, codings and HEAD on the documentation (RFC 9110)'
         expect(again.headers.get('etag')).toBe(tag);
         expect(again.headers.get('cache-control')).toBe(first.headers.get('cache-control'));
       }
-      for (const condition of ['"other"', 'W/"other"']) {
+      // Not a list of entity tags (section 13.1.2): no match, whatever tag it contains.
+      for (const condition of [
+        '"other"',
+        'W/"other"',
+        strong.slice(1, -1),
+        '',
+        `xx${strong}yy`,
+        `xx${tag}`,
+      ]) {
         const changed = await get(path, { 'if-none-match': condition });
         expect({ condition, status: changed.status }).toEqual({ condition, status: 200 });
         expect(changed.text).toBe(first.text);
-      }
-      // Not `*` alone nor a list of entity tags (section 13.1.2): refused, whatever tag it contains.
-      for (const condition of [strong.slice(1, -1), '', `xx${strong}yy`, `xx${tag}`, `${tag}, *`, '*, *']) {
-        const refused = await get(path, { 'if-none-match': condition });
-        expect({ condition, status: refused.status }).toEqual({ condition, status: 400 });
       }
     },
   );

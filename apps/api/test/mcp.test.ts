@@ -370,17 +370,15 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
         .items.length;
     const before = await count();
     const create = mcpToolCall('createPet', '{"name":"Conditional","categoryId":1}');
-    const conditions: [Record<string, string>, number, string][] = [
-      [{ 'if-match': '"x"' }, 412, 'precondition_failed'],
-      [{ 'if-none-match': '*' }, 412, 'precondition_failed'],
-      // A malformed field is refused: `*` twice is two lines Node joined.
-      [{ 'if-match': 'garbage' }, 400, 'malformed_request'],
-      [{ 'if-none-match': '*, *' }, 400, 'malformed_request'],
+    const conditions: Record<string, string>[] = [
+      { 'if-match': '"x"' },
+      { 'if-match': 'garbage' },
+      { 'if-none-match': '*' },
     ];
-    for (const [condition, status, code] of conditions) {
+    for (const condition of conditions) {
       const reply = await postMcp(server.baseUrl, create, { headers: condition });
-      expect(reply.status, JSON.stringify(condition)).toBe(status);
-      expect(await reply.json()).toMatchObject({ code, status });
+      expect(reply.status, JSON.stringify(condition)).toBe(412);
+      expect(await reply.json()).toMatchObject({ code: 'precondition_failed', status: 412 });
     }
     expect(await count()).toBe(before);
     // A true one is no obstacle.

@@ -355,8 +355,8 @@ const SHARED_PARAMETERS: Record<string, unknown> = {
     required: false,
     description:
       'RFC 9110 section 13.1.1. The API sends no entity tags, so `*` is true (the resource exists) and any list of ' +
-      'tags is false: `412 precondition_failed`, and the method is not applied. A field that is not `*` alone nor a ' +
-      'list of entity tags (`*, *`, `*, "x"`, `xx"x"yy`) is `400 malformed_request`.',
+      'tags is false: `412 precondition_failed`, and the method is not applied. A malformed field names no tag, so ' +
+      'it is false too (412).',
     schema: { type: 'string' },
   },
   'If-None-Match': {
@@ -365,8 +365,8 @@ const SHARED_PARAMETERS: Record<string, unknown> = {
     required: false,
     description:
       'RFC 9110 section 13.1.2. `*` is false where the resource exists: `304` on GET and HEAD, `412` on other ' +
-      'methods (the method is not applied); a list of tags never matches (the API sends none). A field that is not ' +
-      '`*` alone nor a list of entity tags (`*, *`: two `*` lines) is `400 malformed_request`.',
+      'methods (the method is not applied); a list of tags never matches (the API sends none), and neither does a ' +
+      'malformed field.',
     schema: { type: 'string' },
   },
 };

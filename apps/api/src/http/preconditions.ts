@@ -28,26 +28,9 @@ export function parseTagList(field: string | undefined): '*' | EntityTag[] | und
 }
 
 /**
- * A field as `*` or its tags. Anything else (`*` with other members too: Node joins two `*` lines as `*, *`) is
- * refused on every method: the condition the client meant cannot be read, and neither guess is safe (as if absent
- * applies a write unconditionally; as if false refuses a read for nothing).
- */
-function conditionOf(headers: IncomingHttpHeaders, name: 'If-Match' | 'If-None-Match') {
-  const field = headers[name === 'If-Match' ? 'if-match' : 'if-none-match'];
-  const condition = parseTagList(field);
-  if (field === undefined || condition !== undefined) return condition;
-  throw new AppError(
-    'malformed_request',
-    `${name} must be "*" alone or a list of entity tags ("x", W/"x"), sent once; nothing was applied.`,
-    { Connection: 'close' }, // as every malformed_request (docs/interface-decisions.md)
-  );
-}
-
-/**
  * RFC 9110 section 13.2.2, for a request whose target exists, given the entity tag of the representation it selects,
- * if any (the REST operations send none): go on, 304 (GET, HEAD) or 412; a malformed field throws the 400. If-Match
- * is compared strongly, If-None-Match weakly; If-Modified-Since and If-Unmodified-Since are ignored: nothing here has
- * a modification date.
+ * if any (the REST operations send none): go on, 304 (GET, HEAD) or 412. If-Match is compared strongly,
+ * If-None-Match weakly; If-Modified-Since and If-Unmodified-Since are ignored: nothing here has a modification date.
  */
 export function evaluatePreconditions(
   method: string,
@@ -55,8 +38,9 @@ export function evaluatePreconditions(
   currentTag?: string,
 ): 'proceed' | 'not-modified' | 'failed' {
   const current = currentTag === undefined ? undefined : (parseTagList(currentTag) as EntityTag[])[0];
-  const ifMatch = conditionOf(headers, 'If-Match');
-  const ifNoneMatch = conditionOf(headers, 'If-None-Match');
+  // A field that is not `*` nor a list of tags names no tag, so none matches: If-Match is false (the method is not
+  // applied, where ignoring it would apply it unconditionally); If-None-Match is true, as if absent.
+  const ifMatch = headers['if-match'] === undefined ? undefined : (parseTagList(headers['if-match']) ?? []);
   if (
     ifMatch !== undefined &&
     ifMatch !== '*' &&
@@ -66,6 +50,7 @@ export function evaluatePreconditions(
   ) {
     return 'failed';
   }
+  const ifNoneMatch = parseTagList(headers['if-none-match']);
   if (
     ifNoneMatch === '*' ||
     (ifNoneMatch !== undefined &&
@@ -77,26 +62,22 @@ export function evaluatePreconditions(
   return 'proceed';
 }
 
-const preconditionFailed = (currentTag: string | undefined) =>
+const preconditionFailed = () =>
   new AppError(
     'precondition_failed',
-    `A precondition is false (If-Match or If-None-Match): the request was not applied. ${
-      currentTag === undefined
-        ? 'This resource sends no entity tag: If-Match holds only as *, and If-None-Match: * fails where it exists.'
-        : `This resource's entity tag is ${currentTag}: If-Match compares strongly (a weak tag never matches it).`
-    }`,
+    'A precondition is false (If-Match or If-None-Match): the request was not applied. The API sends no entity ' +
+      'tags on its operations, so only If-Match: * can be true there.',
   );
 
 /** A request's preconditions before its content is read and anything is applied: a false one throws the 412. */
 export function refuseFalsePreconditions(req: IncomingMessage): void {
-  if (evaluatePreconditions(req.method as string, req.headers) === 'failed')
-    throw preconditionFailed(undefined);
+  if (evaluatePreconditions(req.method as string, req.headers) === 'failed') throw preconditionFailed();
 }
 
 /**
  * A read's preconditions, once its answer is known to be a 2xx (a 404 or a 503 stays one): true when the answer is a
  * 304, sent here with the headers set so far and `vary` (what its 200 would vary on that a middleware adds only to a
- * body, RFC 9110 section 15.4.5); a false If-Match throws the 412, a malformed field the 400.
+ * body, RFC 9110 section 15.4.5); a false If-Match throws the 412.
  */
 export function answeredConditionally(
   req: IncomingMessage,
@@ -105,7 +86,7 @@ export function answeredConditionally(
 ): boolean {
   const verdict = evaluatePreconditions(req.method as string, req.headers, currentTag);
   if (verdict === 'proceed') return false;
-  if (verdict === 'failed') throw preconditionFailed(currentTag);
+  if (verdict === 'failed') throw preconditionFailed();
   if (vary !== undefined) varyOn(res, vary);
   res.statusCode = 304;
   res.end();
