@@ -79,7 +79,7 @@ const COMMON_ERRORS = {
     description:
       'A precondition is false (RFC 9110 section 13.2): `If-Match` names no current representation (the API ' +
       'sends no entity tags, so only `*` can match), or `If-None-Match: *` on an unsafe method, where the ' +
-      'resource exists. The method was not applied. A malformed `If-Match` names no tag, so it is false too.',
+      'resource exists. The method was not applied. A malformed `If-Match` names no tag, so it is false too, as is a malformed `If-None-Match` (`*, *`) on an unsafe method.',
     codes: ['precondition_failed'],
   },
   500: {
