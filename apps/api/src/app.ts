@@ -21,7 +21,7 @@ import { createStreamPetEvents } from './events/stream-pet-events.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter, OPENAPI_PATH } from './http/docs.js';
 import { edge, SERVER_METHODS } from './http/edge.js';
-import { errorHandler, routeNotFound } from './http/errors.js';
+import { createRouter, errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
 import { labelOtherRoutes, requestContext } from './http/request-context.js';
 import { operationHeadersOf, restHandler } from './http/rest.js';
@@ -172,7 +172,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(edge(operationHeadersOf(contract)));
   // A router of its own after the edge: Express's app router keeps the scheme and host of an absolute-form target
   // it started with; this one starts from the origin-form the edge made of it.
-  const routes = express.Router();
+  const routes = createRouter();
   app.use(routes);
   const replicas = deps.replicas;
   if (replicas !== undefined) routes.use((req, res, next) => replicas.withRequest(req, res, next));

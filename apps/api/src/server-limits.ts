@@ -123,10 +123,16 @@ const answering = new WeakSet<Duplex>();
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
 
-/** A whole request line: a method token (RFC 9110 section 9.1, case-sensitive), a target, the version, its end. */
-const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) HTTP\/1\.[01]\r?\n$/;
+/**
+ * A whole request line: a method token (RFC 9110 section 9.1, case-sensitive), a target, a version (any `HTTP/`
+ * one in any case, so a line refused for its version still names its operation), its end.
+ */
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) (HTTP\/[\x21-\x7e]+)\r?\n$/i;
 
-/** The method and target of the request the parser refused, when it got that far (a timeout mid-body, a line). */
+/**
+ * The method and target of the request the parser refused, when it got that far (a timeout mid-body, a line). A
+ * headers timeout has neither: Node gives no bytes of it (docs/operations.md, the parser's refusals).
+ */
 function refusedRequest(lines: readonly string[], socket: ClientSocket): [string, string] | undefined {
   const reading = socket._httpMessage?.req;
   if (reading !== undefined && !reading.complete) return [reading.method ?? '', reading.url ?? ''];
@@ -156,7 +162,7 @@ function answerClientError(
   // Refused for its method alone, in a well-formed request line: a method it does not know is 501 (RFC 9110
   // section 15.6.2); anything else is malformed.
   const [code, message] =
-    err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.test(lines.at(-1) ?? '')
+    err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.exec(lines.at(-1) ?? '')?.[3]?.match(/^HTTP\/1\.[01]$/)
       ? (['not_implemented', `The method is not implemented here; it serves ${methods}.`] as const)
       : (CLIENT_ERRORS[err.code ?? ''] ?? [
           'malformed_request',

@@ -4,6 +4,7 @@
 // rules written here, independent of http/preconditions.ts. The fields are drawn from lists whose members say what
 // they are (absent, `*`, a list of tags, malformed): the model does not parse them. One database (PGlite): the
 // rules are the HTTP layer's; the server checks every answer against the document, as everywhere.
+import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
@@ -34,6 +35,10 @@ const FIELDS: Field[] = [
   { kind: 'malformed', text: (current) => `xx${current}yy` },
   { kind: 'malformed', text: (current) => `${current}, garbage` },
   { kind: 'malformed', text: (current) => `${current} ${current}` },
+  // `*` with anything else: two `*` lines, which Node joins, or `*` and a tag.
+  { kind: 'malformed', text: () => '*, *' },
+  { kind: 'malformed', text: (current) => `*, ${current}` },
+  { kind: 'malformed', text: (current) => `${current}, *` },
 ];
 
 /** Accept-Encoding values, each with the codings it certainly allows and those it may allow. */
@@ -115,8 +120,10 @@ describe('conditional requests and codings (RFC 9110), generated', () => {
   /** The model: the status RFC 9110 section 13.2.2 gives, for a target that exists. */
   function expectedStatus(target: Target, method: string, ifMatch: Field, ifNoneMatch: Field): number {
     const current = target.tag;
-    // A malformed If-Match names no tag, so none matches: false.
-    if (ifMatch.kind === 'malformed') return 412;
+    // A malformed field names no condition: nothing is applied under it (If-Match false; If-None-Match false but on
+    // a read, which answers in full).
+    const read = method === 'GET' || method === 'HEAD';
+    if (ifMatch.kind === 'malformed' || (ifNoneMatch.kind === 'malformed' && !read)) return 412;
     if (ifMatch.kind === 'tags') {
       // Strong comparison: a weak tag (ours) never matches; the operations have none.
       const strong = current !== undefined && !current.startsWith('W/');
@@ -127,7 +134,7 @@ describe('conditional requests and codings (RFC 9110), generated', () => {
       (ifNoneMatch.kind === 'tags' &&
         current !== undefined &&
         ifNoneMatch.names(current).includes(opaque(current)));
-    if (noneMatches) return method === 'GET' || method === 'HEAD' ? 304 : 412;
+    if (noneMatches) return read ? 304 : 412;
     return target.status;
   }
 
@@ -138,6 +145,51 @@ describe('conditional requests and codings (RFC 9110), generated', () => {
       body: 'x',
     });
     expect(reply.status).toBe(415);
+  });
+
+  /** One request as raw bytes (repeated header lines), on a connection of its own: the whole answer's text. */
+  const exchange = async (request: string) => {
+    const socket = connect(Number(new URL(origin).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.end(request);
+    let text = '';
+    for await (const chunk of socket) text += chunk;
+    return text;
+  };
+
+  // Node joins repeated lines with `, `: two `If-None-Match: *` lines were `*, *`, malformed, held as if absent, so a
+  // createPet under them stored a pet (one line: 412).
+  it('applies no create under a condition sent as two lines (`*` twice, `*` and a tag): 412, nothing stored', async () => {
+    const auth = `Authorization: Bearer ${TEST_API_KEY}\r\n`;
+    const body = '{"name":"Twice","categoryId":1}';
+    for (const lines of [
+      ['*', '*'],
+      ['"a"', '*'],
+      ['*', 'W/"a"'],
+    ]) {
+      for (const name of ['If-None-Match', 'If-Match']) {
+        const before = await count();
+        const fields = lines.map((line) => `${name}: ${line}\r\n`).join('');
+        const create = await exchange(
+          `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${auth}${fields}Content-Type: application/json\r\n` +
+            `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+        const where = `${name} ${lines.join(' / ')}`;
+        expect(create, where).toMatch(/^HTTP\/1\.1 412 [\s\S]*"code":"precondition_failed"/);
+        expect(await count(), `${where}: pets stored`).toBe(before);
+      }
+    }
+  });
+
+  // The 412 said "The API sends no entity tags on its operations" on the document too, which sends one.
+  it("says in a 412 what is true of the route: the document's tag, or that an operation sends none", async () => {
+    const headers = { authorization: `Bearer ${TEST_API_KEY}`, 'if-match': '"x"' };
+    for (const target of targets.filter(({ method }) => method === 'GET')) {
+      const reply = await rawSend(origin, target.path, { headers });
+      const { message } = JSON.parse(reply.text) as { message: string };
+      if (target.tag === undefined) expect(message, target.name).toContain('sends no entity tag');
+      else expect(message, target.name).toContain(`entity tag is ${target.tag}`);
+    }
   });
 
   it('answers every combination as the model says; HEAD as GET; a 412 stores nothing', async () => {

@@ -182,6 +182,27 @@ describe('every path the API serves', () => {
     expect(differences).toEqual([]);
   });
 
+  // Paths are matched as written, by one routing setting for every router (http/errors.ts createRouter): `/DOCS`,
+  // `/healthz/` and `/V1/OPENAPI.JSON` were 200 while `/v1/MCP` and `/v1/pets/` were 404.
+  it('answers 404 with the Error body to every routed path in another case or with a trailing slash', async () => {
+    const spellings = (path: string) => [
+      path.toUpperCase(),
+      path.replace(/\/([a-z])/g, (_match, letter: string) => `/${letter.toUpperCase()}`),
+      `${path}/`,
+      `${path.replace(/\/([a-z])/g, (_match, letter: string) => `/${letter.toUpperCase()}`)}/`,
+    ];
+    const answered: unknown[] = [];
+    const ruled: unknown[] = [];
+    for (const { path } of routes()) {
+      for (const spelling of spellings(path).filter((variant) => variant !== path)) {
+        const { status, code } = await send(root, spelling, 'GET');
+        answered.push({ spelling, status, code });
+        ruled.push({ spelling, status: 404, code: 'route_not_found' });
+      }
+    }
+    expect(answered).toEqual(ruled);
+  });
+
   it('answers other methods, OPTIONS and preconditions by the one rule on each', async () => {
     const answered: unknown[] = [];
     const ruled: unknown[] = [];

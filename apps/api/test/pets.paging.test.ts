@@ -347,13 +347,20 @@ describe('Link URLs', () => {
       });
       expect(odd.kind === 'response' && odd.response.status).toBe(400);
       expect(odd.kind === 'response' && odd.response.headers.get('link')).toBeUndefined();
-      // Host names we would not echo but that are valid (an underscore is not a DNS name) fall back.
-      const unechoed = await rawCall(local.baseUrl, '/pets?limit=1', {
-        headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'pets_internal' },
+      // Host names we would not echo but that are valid (an underscore is not a DNS name, a port over 65535 is no
+      // port: RFC 9110's grammar has any digits) fall back.
+      for (const host of ['pets_internal', 'a:99999', 'a:65536', '[::1]:70000']) {
+        const unechoed = await rawCall(local.baseUrl, '/pets?limit=1', {
+          headers: { authorization: 'Bearer test-key-0123456789abcdef', host },
+        });
+        expect(unechoed.headers.get('link'), host).toMatch(
+          new RegExp(`^<${local.baseUrl.replace(/[.]/g, '\\.')}/pets\\?limit=1&cursor=`),
+        );
+      }
+      const highest = await rawCall(local.baseUrl, '/pets?limit=1', {
+        headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'a:65535' },
       });
-      expect(unechoed.headers.get('link')).toMatch(
-        new RegExp(`^<${local.baseUrl.replace(/[.]/g, '\\.')}/pets\\?limit=1&cursor=`),
-      );
+      expect(highest.headers.get('link')).toMatch(/^<http:\/\/a:65535\/v1\/pets/);
     } finally {
       await server.close();
       await local.close();

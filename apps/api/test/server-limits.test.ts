@@ -256,6 +256,10 @@ describe('requests Node refuses before the app sees them', () => {
       // A path with percent-encoded unreserved characters names the same operation (RFC 3986 section 6.2.2.2).
       `GET /v1/%70ets/1 HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`,
       `GET http://x/v1/%70ets/%31 HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  b\r\n\r\n`,
+      // A version the parser refuses still names the operation by its method and target.
+      `GET /v1/pets HTTP/1.2\r\nHost: x\r\n\r\n`,
+      `GET /v1/pets/1 http/1.1\r\nHost: x\r\n\r\n`,
+      `GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n`,
     ];
     for (const raw of refusals) {
       const answer = parseRaw(await exchangeRaw(raw));
@@ -269,6 +273,9 @@ describe('requests Node refuses before the app sees them', () => {
     // A line that names no operation: no operation's headers.
     const unknown = parseRaw(await exchangeRaw('hello\r\n\r\n'));
     expect(unknown.headers.has('petstore-stability')).toBe(false);
+    // An unknown method is 501 only in a well-formed line; with a version that is not HTTP/1.x, malformed.
+    expect(parseRaw(await exchangeRaw('FOO /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n')).status).toBe(501);
+    expect(parseRaw(await exchangeRaw('FOO /v1/pets HTTP/1.2\r\nHost: x\r\n\r\n')).status).toBe(400);
   });
 
   it('answers a refused HEAD with the headers alone, Content-Length included (RFC 9110 section 9.3.2)', async () => {

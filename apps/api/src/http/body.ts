@@ -77,11 +77,13 @@ export async function readJsonBody(req: Request, res: Response): Promise<{ text:
       error === undefined ? resolve(req.body) : reject(fromBodyParser(error as object)),
     );
   });
-  // A trailer field (an Idempotency-Key after the body) would be read by no one: refused (RFC 9110 section 6.5.1).
+  // A trailer field (an Idempotency-Key after the body) would be read by no one: the message is refused, as the
+  // edge's are (RFC 9110 section 6.5.1; docs/interface-decisions.md, "The edge").
   if (req.rawTrailers.length > 0) {
     throw new AppError(
-      'validation_failed',
+      'malformed_request',
       `trailer fields are not read here (${req.rawTrailers[0]?.slice(0, 100)}): send them as header fields`,
+      { Connection: 'close' },
     );
   }
   if (raw === undefined || raw.length === 0) {

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@petstore/schema';
 import etag from 'etag';
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Config } from '../config.js';
-import { readRoute } from './errors.js';
+import { createRouter, readRoute } from './errors.js';
 import { answeredConditionally } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 
@@ -178,7 +178,7 @@ function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): s
 
 /** `GET /v1/openapi.json` (the document of @petstore/schema) and `GET /docs` (Swagger UI), without a key. */
 export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptions = {}): Router {
-  const router = Router();
+  const router = createRouter();
   // Generated on first request, not at start-up: most processes never serve it.
   let template: string | undefined;
   const documents = new Map<string, Representation>();

@@ -59,7 +59,9 @@ function toOriginForm(req: IncomingMessage): string | undefined {
   const absolute = ABSOLUTE_FORM.exec(req.url ?? '');
   if (absolute === null) return undefined;
   const rest = absolute[2];
-  req.url = rest === undefined || rest.startsWith('?') ? `/${rest ?? ''}` : rest;
+  // An empty path is `/`, or in OPTIONS the asterisk-form: the server itself (RFC 9112 sections 3.2.4, 3.3).
+  if (rest === undefined) req.url = req.method === 'OPTIONS' ? '*' : '/';
+  else req.url = rest.startsWith('?') ? `/${rest}` : rest;
   authorities.set(req, absolute[1] as string);
   return absolute[1];
 }

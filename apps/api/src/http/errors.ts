@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
-import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
+import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { sendError } from './send.js';
@@ -73,6 +73,12 @@ export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, all
 
 /** The `Allow` of a path served by GET alone: HEAD is the GET it stands for (RFC 9110 section 9.3.2). */
 export const READ_ALLOW = 'GET, HEAD, OPTIONS';
+
+/**
+ * Every router of the app: paths matched as written (Express would also take `/DOCS` and `/healthz/`). Express 5
+ * applies `case sensitive routing` and `strict routing` to the app's own router only, not to one made by Router().
+ */
+export const createRouter = (): Router => Router({ caseSensitive: true, strict: true });
 
 /**
  * The route of a path served by GET alone (probes, documentation, MCP metadata): GET and HEAD go to `read`, anything

@@ -1,7 +1,7 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { serviceUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { readRoute } from './errors.js';
+import { createRouter, readRoute } from './errors.js';
 import { answeredConditionally } from './preconditions.js';
 import { sendJsonText } from './send.js';
 
@@ -52,7 +52,7 @@ export function createHealth({
     return last.ready;
   };
 
-  const router = Router();
+  const router = createRouter();
   readRoute(router, '/healthz', (req, res) => {
     if (!answeredConditionally(req, res)) sendJsonText(res, 200, '{"status":"ok"}');
   });

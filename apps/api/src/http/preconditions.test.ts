@@ -102,7 +102,39 @@ describe('evaluatePreconditions', () => {
       expect(evaluatePreconditions('POST', { 'if-match': field }), JSON.stringify(field)).toBe('failed');
     expect(evaluatePreconditions('POST', { 'if-match': '"no-such-tag"' })).toBe('failed');
     expect(evaluatePreconditions('POST', { 'if-match': ' * ' })).toBe('proceed');
-    // A malformed If-None-Match names no tag either: no match, so it holds, as if absent.
-    expect(evaluatePreconditions('POST', { 'if-none-match': 'xx"a"yy' })).toBe('proceed');
+  });
+
+  // RFC 9110 sections 13.1.1-2: `*` or a list of tags, never both, never `*` twice. Node joins repeated lines with
+  // `, `: two `If-None-Match: *` lines were `*, *`, held as if absent, and a createPet under it stored a pet.
+  it('never applies a method under a malformed field; a read answers in full, as if it were absent', () => {
+    const member = fc.oneof(
+      fc.constant('*'),
+      tag.map(written),
+      fc.constantFrom('garbage', 'w/"a"', '"a', 'W/ "a"', '"a" "b"', '""x', '\u0001'),
+    );
+    // Members joined as Node joins repeated lines, or as one list; malformed unless it is `*` alone or tags alone.
+    const malformed = fc
+      .tuple(fc.array(member, { minLength: 1, maxLength: 4 }), fc.constantFrom(', ', ',', ' , ', ',,'))
+      .map(([members, joiner]) => ({ members, field: members.join(joiner) }))
+      .filter(({ members }) =>
+        members.length > 1
+          ? members.includes('*') || members.some((m) => !m.endsWith('"'))
+          : !/^\*$|"$/.test(members[0] as string),
+      );
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'),
+        fc.constantFrom('if-match', 'if-none-match'),
+        malformed,
+        current,
+        (method, name, { field }, etag) => {
+          const verdict = evaluatePreconditions(method, { [name]: field }, etag);
+          const read = method === 'GET' || method === 'HEAD';
+          expect(verdict, `${method} ${name}: ${field}`).toBe(
+            name === 'if-none-match' && read ? 'proceed' : 'failed',
+          );
+        },
+      ),
+    );
   });
 });

@@ -38,8 +38,10 @@ export function evaluatePreconditions(
   currentTag?: string,
 ): 'proceed' | 'not-modified' | 'failed' {
   const current = currentTag === undefined ? undefined : (parseTagList(currentTag) as EntityTag[])[0];
-  // A field that is not `*` nor a list of tags names no tag, so none matches: If-Match is false (the method is not
-  // applied, where ignoring it would apply it unconditionally); If-None-Match is true, as if absent.
+  // A field that is not `*` nor a list of tags (Node joins two `If-None-Match: *` lines as `*, *`) names no condition
+  // that can be read. Nothing is applied under it: If-Match is false, and so is If-None-Match on any method but a
+  // read, which answers in full, as if it were absent (a full answer is always a right answer to a read).
+  const safe = method === 'GET' || method === 'HEAD';
   const ifMatch = headers['if-match'] === undefined ? undefined : (parseTagList(headers['if-match']) ?? []);
   if (
     ifMatch !== undefined &&
@@ -51,27 +53,32 @@ export function evaluatePreconditions(
     return 'failed';
   }
   const ifNoneMatch = parseTagList(headers['if-none-match']);
+  if (ifNoneMatch === undefined && headers['if-none-match'] !== undefined && !safe) return 'failed';
   if (
     ifNoneMatch === '*' ||
     (ifNoneMatch !== undefined &&
       current !== undefined &&
       ifNoneMatch.some((tag) => tag.opaque === current.opaque))
   ) {
-    return method === 'GET' || method === 'HEAD' ? 'not-modified' : 'failed';
+    return safe ? 'not-modified' : 'failed';
   }
   return 'proceed';
 }
 
-const preconditionFailed = () =>
+const preconditionFailed = (currentTag: string | undefined) =>
   new AppError(
     'precondition_failed',
-    'A precondition is false (If-Match or If-None-Match): the request was not applied. The API sends no entity ' +
-      'tags on its operations, so only If-Match: * can be true there.',
+    `A precondition is false (If-Match or If-None-Match), or not "*" nor a list of entity tags: the request was not applied. ${
+      currentTag === undefined
+        ? 'This resource sends no entity tag: If-Match holds only as *, and If-None-Match: * fails where it exists.'
+        : `This resource's entity tag is ${currentTag}: If-Match compares strongly (a weak tag never matches it).`
+    }`,
   );
 
 /** A request's preconditions before its content is read and anything is applied: a false one throws the 412. */
 export function refuseFalsePreconditions(req: IncomingMessage): void {
-  if (evaluatePreconditions(req.method as string, req.headers) === 'failed') throw preconditionFailed();
+  if (evaluatePreconditions(req.method as string, req.headers) === 'failed')
+    throw preconditionFailed(undefined);
 }
 
 /**
@@ -86,7 +93,7 @@ export function answeredConditionally(
 ): boolean {
   const verdict = evaluatePreconditions(req.method as string, req.headers, currentTag);
   if (verdict === 'proceed') return false;
-  if (verdict === 'failed') throw preconditionFailed();
+  if (verdict === 'failed') throw preconditionFailed(currentTag);
   if (vary !== undefined) varyOn(res, vary);
   res.statusCode = 304;
   res.end();

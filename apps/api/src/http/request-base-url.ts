@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
 
-/** A `Host` header we are willing to echo into a URL: a DNS name or IPv4/[IPv6] address and an optional port. */
+/**
+ * A `Host` header we are willing to echo into a URL: a DNS name or IPv4/[IPv6] address and an optional port, which
+ * WHATWG URL also reads (a port over 65535 is none).
+ */
 const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
@@ -12,7 +15,8 @@ const HOST =
 export function requestBaseUrl(req: IncomingMessage, publicBaseUrl: string | undefined): string {
   if (publicBaseUrl !== undefined) return publicBaseUrl;
   const host = req.headers.host;
-  if (host !== undefined && host.length <= 261 && HOST.test(host)) return `http://${host}${API_BASE_PATH}`;
+  if (host !== undefined && host.length <= 261 && HOST.test(host) && URL.canParse(`http://${host}`))
+    return `http://${host}${API_BASE_PATH}`;
   const address = req.socket.localAddress ?? '127.0.0.1';
   const shown = address.includes(':') ? `[${address}]` : address;
   return `http://${shown}:${req.socket.localPort}${API_BASE_PATH}`;

@@ -20,12 +20,17 @@ import {
 } from '@petstore/schema';
 import { inputSubject, integerOfText, isRestOperation } from '@petstore/schema/internal';
 import type { Router } from 'express';
-import express from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
-import { answerOtherMethod, handleError, type InternalErrorSink, readRoute } from '../http/errors.js';
+import {
+  answerOtherMethod,
+  createRouter,
+  handleError,
+  type InternalErrorSink,
+  readRoute,
+} from '../http/errors.js';
 import { answeredConditionally, refuseFalsePreconditions } from '../http/preconditions.js';
 import { requestBaseUrl } from '../http/request-base-url.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
@@ -244,8 +249,7 @@ export function mcpRouter(deps: McpDeps): Router {
   );
   const allowedOrigins = new Set(deps.allowedOrigins);
 
-  // Paths as written: Express would also take `/v1/MCP` and a trailing `/`.
-  const router = express.Router({ caseSensitive: true, strict: true });
+  const router = createRouter();
   // RFC 9728: at `/.well-known/oauth-protected-resource` + the resource's path, which behind a path prefix (a public
   // URL such as https://api.example.com/petstore/v1) has the prefix in it: any path that ends with ours is served.
   readRoute(router, `/.well-known/oauth-protected-resource{/*prefix}${MCP_PATH}`, (req, res) => {

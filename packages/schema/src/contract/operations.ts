@@ -79,7 +79,7 @@ const COMMON_ERRORS = {
     description:
       'A precondition is false (RFC 9110 section 13.2): `If-Match` names no current representation (the API ' +
       'sends no entity tags, so only `*` can match), or `If-None-Match: *` on an unsafe method, where the ' +
-      'resource exists. The method was not applied. A malformed `If-Match` names no tag, so it is false too.',
+      'resource exists. The method was not applied. A malformed `If-Match` names no tag, so it is false too, as is a malformed `If-None-Match` (`*, *`) on an unsafe method.',
     codes: ['precondition_failed'],
   },
   500: {
@@ -123,8 +123,8 @@ const EDGE_ERRORS = {
   400: {
     description:
       'The message could not be read with confidence (`malformed_request`): an ambiguous or repeated singleton ' +
-      'header, a bad Host or request target, a body on a GET, or a `Petstore-Read-After` that is not a position ' +
-      'the API returned. The connection is closed.',
+      'header, a bad Host or request target, a body on a GET, a `Petstore-Read-After` that is not a position ' +
+      'the API returned, or a trailer field after a chunked body. The connection is closed.',
     codes: ['malformed_request'],
   },
   408: {
