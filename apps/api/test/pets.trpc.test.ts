@@ -467,7 +467,7 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
         { 'if-match': 'xx"a"yy' },
         { 'if-none-match': 'xx"a"yy' },
         { 'if-none-match': '*, *' },
-      ]) {
+      ] as Record<string, string>[]) {
         expect((await send(condition)).status, JSON.stringify(condition)).toBe(412);
         expect(await list()).toBe(before);
       }
