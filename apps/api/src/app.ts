@@ -23,7 +23,7 @@ import { createDocsRouter, OPENAPI_PATH } from './http/docs.js';
 import { edge, SERVER_METHODS } from './http/edge.js';
 import { createRouter, errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
-import { labelOtherRoutes, requestContext } from './http/request-context.js';
+import { labelOtherRoutes, leaveConnectionToNode, requestContext } from './http/request-context.js';
 import { operationHeadersOf, restHandler } from './http/rest.js';
 import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
 import { createRateLimitStore } from './limits/rate-limit.store.js';
@@ -142,6 +142,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  leaveConnectionToNode(app.response);
   const service = createOperationHandlers(deps);
   const handlers: OperationHandlers =
     deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };

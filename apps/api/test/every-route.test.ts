@@ -8,9 +8,10 @@ import { type AddressInfo, connect } from 'node:net';
 import { API_BASE_PATH, contract, type OperationContract } from '@petstore/schema';
 import { fillPath, isRestOperation } from '@petstore/schema/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaled } from '../../../tooling/vitest.shared.js';
+import { scaled, timeouts } from '../../../tooling/vitest.shared.js';
 import { serveMetrics } from '../src/http/metrics-server.js';
 import { createMetrics } from '../src/observability/metrics.js';
+import { TRPC_MOUNT_PATH } from '../src/trpc/trpc.express.js';
 import { type RawRequest, sendRaw } from './reliability/raw-http.js';
 import { call } from './support/http.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
@@ -91,13 +92,47 @@ async function answersOf(root: string, path: string, read = true) {
   return { answers, expected };
 }
 
+/**
+ * Sends the request's lines on a socket of its own (never half-closed: Node would end the connection for that) and
+ * reads the answer's status and `Connection` field. One that keeps the connection is told at once (the socket is then
+ * destroyed here); otherwise what it says is checked when the server closes the socket.
+ */
+function answerThenClose(
+  port: number,
+  lines: string[],
+): Promise<{ status: number | undefined; connection: string | undefined; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(lines.join('\r\n')));
+    let received = '';
+    let head: { status: number | undefined; connection: string | undefined } | undefined;
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const end = received.indexOf('\r\n\r\n');
+      if (head !== undefined || end === -1) return;
+      const text = received.slice(0, end);
+      head = {
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]),
+        connection: /\r\nconnection: *([^\r]*)/i.exec(text)?.[1]?.toLowerCase(),
+      };
+      if (head.connection !== 'close') {
+        resolve({ ...head, closed: false });
+        socket.destroy();
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ status: head?.status, connection: head?.connection, closed: true }));
+  });
+}
+
 describe('every path the API serves', () => {
   let server: TestServer;
   let root: string;
   let petId: string;
 
   beforeAll(async () => {
-    server = await startTestServer('pglite', 'every-route');
+    // Idle connections kept longer than a test may take: a socket that closes did so because it was to.
+    server = await startTestServer('pglite', 'every-route', { keepAliveTimeoutMs: 2 * timeouts.test });
     root = server.baseUrl.replace(/\/v1$/, '');
     const created = await call(server.baseUrl, '/pets', {
       method: 'POST',
@@ -201,6 +236,73 @@ describe('every path the API serves', () => {
       }
     }
     expect(answered).toEqual(ruled);
+  });
+
+  // RFC 9112 section 9.6: a server that receives `Connection: close` closes the connection after its final answer.
+  // /v1/mcp did not: the MCP SDK's answer carries its own `Connection: keep-alive`, which was copied onto ours, and
+  // Node then kept the socket until the keep-alive timeout. Every routed path with every method (the MCP endpoint and
+  // the pets collection with a body their handler serves), and every tRPC procedure that answers once, each on a
+  // socket of its own: the answer says `close`, and the socket closes (the server keeps an idle one longer than the
+  // test may take).
+  it('closes the connection after its answer when the request says Connection: close, on every path', async () => {
+    const port = Number(new URL(root).port);
+    const mcpCall = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'listPets', arguments: { limit: 1 } },
+    });
+    const bodies: Readonly<Record<string, { headers: [string, string][]; body: string }>> = {
+      [`POST ${API_BASE_PATH}/mcp`]: {
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['Accept', 'application/json, text/event-stream'],
+          ['MCP-Protocol-Version', '2025-11-25'],
+        ],
+        body: mcpCall,
+      },
+      [`POST ${API_BASE_PATH}/pets`]: {
+        headers: [['Content-Type', 'application/json']],
+        body: '{"name":"Rex","categoryId":1}',
+      },
+    };
+    const requests = [
+      // The change feed's GET never ends.
+      ...routes().flatMap(({ path }) =>
+        ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+          .filter((method) => !(path.endsWith('/events') && method === 'GET'))
+          .map((method) => ({ method, path })),
+      ),
+      ...(Object.values(contract) as OperationContract[]).flatMap(({ trpc }) =>
+        trpc === undefined || trpc.kind === 'subscription'
+          ? []
+          : [
+              {
+                method: trpc.kind === 'query' ? 'GET' : 'POST',
+                path: `${TRPC_MOUNT_PATH}/${trpc.router}.${trpc.procedure}`,
+              },
+            ],
+      ),
+    ];
+    const answers = await Promise.all(
+      requests.map(async ({ method, path }) => {
+        const { headers = [], body = '' } = bodies[`${method} ${path}`] ?? {};
+        const answer = await answerThenClose(port, [
+          `${method} ${path} HTTP/1.1`,
+          'Host: 127.0.0.1',
+          'Connection: close',
+          `Authorization: Bearer ${TEST_API_KEY}`,
+          ...headers.map(([name, value]) => `${name}: ${value}`),
+          ...(body === '' ? [] : [`Content-Length: ${Buffer.byteLength(body)}`]),
+          '',
+          body,
+        ]);
+        return { request: `${method} ${path}`, ...answer };
+      }),
+    );
+    // The MCP call reached the SDK's transport (a 200 with the tool's answer), not a refusal of ours.
+    expect(answers.find(({ request }) => request === `POST ${API_BASE_PATH}/mcp`)?.status).toBe(200);
+    expect(answers.filter(({ connection, closed }) => connection !== 'close' || !closed)).toEqual([]);
   });
 
   it('answers other methods, OPTIONS and preconditions by the one rule on each', async () => {

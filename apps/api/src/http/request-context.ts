@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ServerResponse } from 'node:http';
 import { REQUEST_ID_HEADER, SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import type { AccessLog } from '../logger.js';
@@ -27,6 +28,33 @@ const SECURITY_HEADERS: readonly [string, string][] = Object.entries(SECURITY_HE
 export const FIXED_HEADERS: ReadonlyMap<string, string> = new Map(
   SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]),
 );
+
+const { setHeader, appendHeader } = ServerResponse.prototype;
+const isConnection = (name: string) => name.length === 10 && name.toLowerCase() === 'connection';
+/** Node's own test of a `Connection` field for `close` (lib/_http_outgoing.js RE_CONN_CLOSE). */
+const CLOSE = /(?:^|\W)close(?:$|\W)/i;
+
+/**
+ * Whether a connection is kept after an answer is Node's to say, from the request and its own state (RFC 9112
+ * section 9.6: closed when the request says `Connection: close`); a `Connection` field a handler sets overrides it.
+ * The MCP SDK sets `keep-alive` on its answers, so a client that asked to close was kept until the keep-alive
+ * timeout. On `response` (the app's prototype of every response) the field is never set, whoever sets it: one that
+ * says `close` (a refusal whose body may still arrive) is Node's `shouldKeepAlive = false`, which writes the field
+ * itself; any other is dropped. Fields enter an answer through these two, writeHead's own too once the answer has
+ * one (requestContext sets X-Request-Id first on every answer).
+ */
+export function leaveConnectionToNode(response: Pick<ServerResponse, 'setHeader' | 'appendHeader'>): void {
+  function connection(this: ServerResponse, value: unknown) {
+    if (CLOSE.test(String(value))) this.shouldKeepAlive = false;
+    return this;
+  }
+  response.setHeader = function (this: ServerResponse, name, value) {
+    return isConnection(name) ? connection.call(this, value) : setHeader.call(this, name, value);
+  };
+  response.appendHeader = function (this: ServerResponse, name, value) {
+    return isConnection(name) ? connection.call(this, value) : appendHeader.call(this, name, value);
+  };
+}
 
 export interface RequestObservers {
   accessLog?: AccessLog | undefined;

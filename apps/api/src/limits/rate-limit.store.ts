@@ -13,6 +13,8 @@ export interface RateLimitStore {
    * ever added and given back, so no other instance can see a count that was not admitted.
    */
   charge(subject: string, windowStart: Date, cost: number, limit: number): Promise<Charge>;
+  /** The subject's count in the window, as it is now (0 before its first charge). */
+  count(subject: string, windowStart: Date): Promise<number>;
   /** Forgets windows that started before `before`. */
   sweep(before: Date): Promise<void>;
 }
@@ -24,7 +26,7 @@ const CHARGE = statement<RateLimitRecord>(`INSERT INTO rate_limit_windows AS w (
   ON CONFLICT (subject, window_start) DO UPDATE SET count = w.count + EXCLUDED.count WHERE w.count + EXCLUDED.count <= $4::int
   RETURNING count`);
 
-// After a refusal only: what is left, for the 429's `RateLimit` (counts only grow within a window, so the refused
+// For a refusal only: what is left, for the 429's `RateLimit` (counts only grow within a window, so the refused
 // cost does not fit in what this reads either).
 const COUNT = statement<RateLimitRecord>(
   'SELECT count FROM rate_limit_windows WHERE subject = $1 AND window_start = $2::timestamptz',
@@ -36,21 +38,24 @@ const COUNT = statement<RateLimitRecord>(
 const SWEEP = 'DELETE FROM rate_limit_windows WHERE window_start < $1::timestamptz';
 
 export function createRateLimitStore(sql: Sql): RateLimitStore {
+  const windowOf = (subject: string, windowStart: Date) =>
+    [
+      { value: subject, type: 'string' },
+      { value: windowStart.toISOString(), type: 'string' },
+    ] as const;
+  const count = async (subject: string, windowStart: Date) =>
+    (await sql.rows(COUNT, windowOf(subject, windowStart)))[0]?.count ?? 0;
   return {
     async charge(subject, windowStart, cost, limit) {
-      const window = [
-        { value: subject, type: 'string' },
-        { value: windowStart.toISOString(), type: 'string' },
-      ] as const;
       const [charged] = await sql.rows(CHARGE, [
-        ...window,
+        ...windowOf(subject, windowStart),
         { value: cost, type: 'int' },
         { value: limit, type: 'int' },
       ]);
       if (charged !== undefined) return { admitted: true, count: charged.count };
-      const [row] = await sql.rows(COUNT, window);
-      return { admitted: false, count: row?.count ?? 0 };
+      return { admitted: false, count: await count(subject, windowStart) };
     },
+    count,
     async sweep(before) {
       await sql.rows(SWEEP, [{ value: before.toISOString(), type: 'string' }]);
     },

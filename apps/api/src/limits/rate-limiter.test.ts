@@ -10,7 +10,7 @@ import { createFailureLimiter, createRateLimiter, rateLimitHeaders } from './rat
 /** A store that counts like the database does (adding only what fits) and records what it was asked. */
 function fakeStore(sweep: () => Promise<void> = async () => {}) {
   const counts = new Map<string, number>();
-  const calls = { charge: 0, sweep: 0 };
+  const calls = { charge: 0, count: 0, sweep: 0 };
   const countOf = (subject: string, windowStart: Date) =>
     counts.get(`${subject}@${windowStart.getTime()}`) ?? 0;
   const store: RateLimitStore = {
@@ -20,6 +20,10 @@ function fakeStore(sweep: () => Promise<void> = async () => {}) {
       if (count + cost > limit) return { admitted: false, count };
       counts.set(`${subject}@${windowStart.getTime()}`, count + cost);
       return { admitted: true, count: count + cost };
+    },
+    async count(subject, windowStart) {
+      calls.count += 1;
+      return countOf(subject, windowStart);
     },
     sweep() {
       calls.sweep += 1;

@@ -58,7 +58,10 @@ interface Waiting {
  * express-rate-limit: docs/development.md, the ledger). Each charge is one conditional statement that adds only what
  * fits, so nothing is ever given back and no instance sees a count that was not admitted. Requests of one key
  * arriving while a charge is in flight join the next one: those that fit in arrival order are charged together, the
- * others refused. A request that cannot fit in the count last seen is refused from memory.
+ * others refused. A key whose count last seen is the limit is refused from memory: nothing is left (the database's
+ * count is never less, nor more). Any other refusal reports the database's count, read after the request arrived:
+ * the count last seen is only a lower bound once another instance charged, and its `r` would promise calls that
+ * are gone.
  */
 export function createRateLimiter(
   store: RateLimitStore,
@@ -75,6 +78,8 @@ export function createRateLimiter(
     // What fits is decided on a count that is never above the database's; when the database refuses the sum (another
     // instance charged meanwhile), again on the count it read, which is higher: this ends within `limit` rounds.
     let count = seen.get(subject) ?? 0;
+    // Whether `count` was read from the database after every request here arrived: a refusal reports only such a one.
+    let read = false;
     for (;;) {
       let fitting = 0;
       const fits = requests.map((request) => {
@@ -82,9 +87,15 @@ export function createRateLimiter(
         fitting += request.cost;
         return true;
       });
-      // When nothing fits there is nothing to charge: every request is refused on this count.
+      // When nothing fits there is nothing to charge: every request is refused on this count, read first if it may be
+      // stale (a count at the limit cannot be).
       const charged =
-        fitting === 0 ? { admitted: true, count } : await store.charge(subject, windowStart, fitting, limit);
+        fitting > 0
+          ? await store.charge(subject, windowStart, fitting, limit)
+          : read || count >= limit
+            ? { admitted: true, count }
+            : { admitted: false, count: await store.count(subject, windowStart) };
+      read = true;
       if (windowStart.getTime() === currentWindow)
         seen.set(subject, Math.max(seen.get(subject) ?? 0, charged.count));
       if (!charged.admitted) {
@@ -146,9 +157,7 @@ export function createRateLimiter(
     }
     const known = seen.get(subject) ?? 0;
     const { count, admitted } =
-      known + cost > limit
-        ? { count: known, admitted: false }
-        : await charge(subject, new Date(windowStart), cost);
+      known >= limit ? { count: known, admitted: false } : await charge(subject, new Date(windowStart), cost);
     const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
     const state = { limit, windowSeconds, remaining: Math.max(0, limit - count), resetSeconds };
     if (!admitted) throw rateLimited(state, cost);

@@ -83,9 +83,17 @@ export async function startTestServer(
      * standby, so every read stays on the primary) and read-your-writes on: each write answers Petstore-Read-After.
      */
     readAfterWrites?: boolean;
+    /** How long an idle connection is kept (Node's 5 s when absent): set long, a socket closed sooner was closed for a reason. */
+    keepAliveTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
-  const { databaseUrl: givenUrl, sharing, readAfterWrites = false, ...appOptions } = options;
+  const {
+    databaseUrl: givenUrl,
+    sharing,
+    readAfterWrites = false,
+    keepAliveTimeoutMs,
+    ...appOptions
+  } = options;
   if (sharing !== undefined && sharing.kind !== kind)
     throw new Error('a shared database is of the same kind');
   const databaseUrl = givenUrl ?? sharing?.databaseUrl;
@@ -140,6 +148,7 @@ export async function startTestServer(
     // An Expect other than 100-continue reaches the app, whose edge answers 417, as production's server does
     // (server-limits.ts guardServer); Node would answer it itself otherwise.
     listening.on('checkExpectation', edgeListener(checked));
+    if (keepAliveTimeoutMs !== undefined) listening.keepAliveTimeout = keepAliveTimeoutMs;
   });
   const { port } = server.address() as AddressInfo;
   return {
