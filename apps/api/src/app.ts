@@ -178,10 +178,9 @@ export function createApp(deps: AppDeps): express.Express {
   const replicas = deps.replicas;
   if (replicas !== undefined) routes.use((req, res, next) => replicas.withRequest(req, res, next));
   // Only the answers that can be large are compressed, once admitted (docs/operations.md, "Compression": the
-  // middleware costs ~10 µs even when it codes nothing). HEAD is shown as the GET it stands for (RFC 9110 9.3.2).
+  // middleware costs ~10 µs even when it codes nothing).
   const compress = compression();
-  const compressAnswer = (req: express.Request, res: express.Response) =>
-    compress(req.method === 'HEAD' ? Object.create(req, { method: { value: 'GET' } }) : req, res, () => {});
+  const compressAnswer = (req: express.Request, res: express.Response) => compress(req, res, () => {});
   routes.use(['/docs', OPENAPI_PATH], (req, res, next) => {
     compressAnswer(req, res);
     next();

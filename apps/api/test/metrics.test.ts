@@ -53,6 +53,8 @@ describe.each(DATABASE_KINDS)('metrics on %s', (kind) => {
     expect((await call(server.baseUrl, `/pets/${pet.id}`)).status).toBe(200);
     expect((await call(server.baseUrl, '/pets/987654321')).status).toBe(404);
     expect((await call(server.baseUrl, '/pets?limit=2')).status).toBe(200);
+    // A HEAD is counted as sent, though the routes see it as the GET it stands for (http/edge.ts showAsGet).
+    expect((await call(server.baseUrl, '/pets?limit=2', { method: 'HEAD' })).status).toBe(200);
     expect((await call(server.baseUrl, '/pets', { apiKey: null })).status).toBe(401);
     expect((await call(server.baseUrl, '/pets', { method: 'DELETE' })).status).toBe(405);
     expect((await call(server.baseUrl, `/trpc/pets.list?${input({ json: {} })}`)).status).toBe(200);
@@ -85,6 +87,7 @@ describe.each(DATABASE_KINDS)('metrics on %s', (kind) => {
     expect(requests('getPet', 'rest', 'GET', '2xx')).toBe(1);
     expect(requests('getPet', 'rest', 'GET', '4xx')).toBe(1);
     expect(requests('listPets', 'rest', 'GET', '2xx')).toBe(1);
+    expect(requests('listPets', 'rest', 'HEAD', '2xx')).toBe(1);
     expect(requests('listPets', 'rest', 'GET', '4xx')).toBe(1); // the 401
     expect(requests('unknown', 'rest', 'DELETE', '4xx')).toBe(1);
     expect(requests('pets.list', 'trpc', 'GET', '2xx')).toBe(1);

@@ -197,11 +197,8 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
         'Content-Length, or with Transfer-Encoding: chunked alone.',
     );
   }
-  if (
-    (req.method === 'GET' || req.method === 'HEAD') &&
-    (coding !== undefined || Number(headers['content-length'] ?? 0) !== 0)
-  ) {
-    // One text for both (a HEAD's answer has GET's length: RFC 9110 section 9.3.2); `00` declares no body either.
+  if (req.method === 'GET' && (coding !== undefined || Number(headers['content-length'] ?? 0) !== 0)) {
+    // A HEAD is here as its GET (showAsGet); `00` declares no body either.
     return malformed('A GET or HEAD request carries no body; send it without one.');
   }
   return undefined;
@@ -210,9 +207,26 @@ export function checkMessage(req: IncomingMessage): AppError | undefined {
 /** The headers every answer of the operation a method and target name carries (rest.ts operationHeadersOf). */
 export type HeadersOf = (method: string, url: string) => Readonly<Record<string, string>> | undefined;
 
+/**
+ * A HEAD is shown to everything after the edge as the GET it stands for (RFC 9110 section 9.3.2), so no route,
+ * library or message can answer it differently: Node leaves the body out (it decided so when the request arrived),
+ * and the first chunk of a streamed answer ends it, which would otherwise run on into a body nobody reads.
+ */
+export function showAsGet(res: ServerResponse & { req: IncomingMessage }): void {
+  res.req.method = 'GET';
+  const { write } = res;
+  res.write = ((...args: Parameters<ServerResponse['write']>) => {
+    if (res.writableEnded) return true;
+    write.apply(res, args);
+    res.end();
+    return true;
+  }) as ServerResponse['write'];
+}
+
 /** The edge on the API, after the request context (its answers carry X-Request-Id and are logged). */
 export function edge(operationHeaders: HeadersOf): RequestHandler {
   return (req, res, next) => {
+    if (req.method === 'HEAD') showAsGet(res);
     const error = checkMessage(req);
     if (error !== undefined) {
       // A refusal on an operation's path carries what all its answers carry (getPet's Deprecation, Sunset, Link).

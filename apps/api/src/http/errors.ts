@@ -46,13 +46,11 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
   return async (req, res) => {
     const inApi = req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`);
     if (inApi) await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
-    // HEAD is answered as the GET it stands for, Content-Length included (RFC 9110 section 9.3.2): the same text.
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
     // Outside /v1 (`GET /`, `/pets`), where someone new lands first, the 404 says where the API and its docs are.
     const hint = inApi
       ? ''
       : `: the API is under ${API_BASE_PATH} (GET ${API_BASE_PATH}/pets with an API key); its documentation is at /docs and ${API_BASE_PATH}/openapi.json`;
-    throw new AppError('route_not_found', `no route for ${method} ${req.path}${hint}`);
+    throw new AppError('route_not_found', `no route for ${req.method} ${req.path}${hint}`);
   };
 }
 
@@ -63,9 +61,7 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
 export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('Allow', allow);
   if (req.method !== 'OPTIONS') {
-    // A HEAD's answer has GET's length (RFC 9110 section 9.3.2), so its message names GET.
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    throw new AppError('method_not_allowed', `${method} is not allowed here; allowed: ${allow}`);
+    throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`);
   }
   res.statusCode = 204;
   res.end();

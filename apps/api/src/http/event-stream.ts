@@ -33,10 +33,6 @@ export async function sendEventStream(
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   // Never held back by a proxy that buffers answers (nginx).
   res.setHeader('X-Accel-Buffering', 'no');
-  if (req.method === 'HEAD') {
-    res.end();
-    return;
-  }
   // The starting position as an id-only block: a client that drops before its first event resumes from here, not
   // from "now". Each keep-alive moves it past events a filter left out (a filtered client resumes where it was).
   let sentPosition = events.position?.();

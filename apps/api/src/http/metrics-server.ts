@@ -3,7 +3,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { AppError, internalError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { guardServer } from '../server-limits.js';
-import { checkMessage, edgeListener, refuse, refuseQuery } from './edge.js';
+import { checkMessage, edgeListener, refuse, refuseQuery, showAsGet } from './edge.js';
 import { answerOtherMethod, READ_ALLOW } from './errors.js';
 import { answeredConditionally } from './preconditions.js';
 import { sendError } from './send.js';
@@ -15,6 +15,7 @@ import { sendError } from './send.js';
  */
 export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
   const listener: RequestListener = edgeListener(async (req, res) => {
+    if (req.method === 'HEAD') showAsGet(res);
     const refused = checkMessage(req);
     if (refused !== undefined) return refuse(res, refused);
     const path = (req.url ?? '').split('?', 1)[0];
@@ -22,13 +23,13 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       if (path !== '*' && path !== '/metrics') {
         throw new AppError('route_not_found', 'no route here: the only one is GET /metrics');
       }
-      if (req.method !== 'GET' && req.method !== 'HEAD') return answerOtherMethod(req, res, READ_ALLOW);
+      if (req.method !== 'GET') return answerOtherMethod(req, res, READ_ALLOW);
       refuseQuery(req);
       const text = await metrics.registry.metrics();
       res.setHeader('Cache-Control', 'no-store');
       if (answeredConditionally(req, res)) return;
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
-      res.end(req.method === 'HEAD' ? undefined : text);
+      res.end(text);
     } catch (error) {
       sendError(res, error instanceof AppError ? error : internalError());
     }

@@ -77,6 +77,7 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
     if (!observed) return next();
     const started = performance.now();
     const url = req.originalUrl;
+    const method = req.method; // as sent: the edge shows a HEAD to the routes as its GET
     const span = tracer?.start(req, res);
     // `on`, not `once`: a response finishes once, and `once` cost a wrapper and a listener removal per request.
     res.on('finish', () => {
@@ -84,14 +85,14 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
       const status = res.statusCode;
       if (metrics !== undefined || span !== undefined) {
         const label = responseLabel(res);
-        metrics?.observe(label, req.method, status, ms / 1000);
+        metrics?.observe(label, method, status, ms / 1000);
         span?.end(label, status, callerOf(res));
       }
       if (accessLog !== undefined) {
         const queryStart = url.indexOf('?');
         let path = queryStart === -1 ? url : url.slice(0, queryStart);
         if (path.length > LOGGED_PATH_MAX) path = `${path.slice(0, LOGGED_PATH_MAX)}…`;
-        accessLog(requestId, req.method, path, status, ms, span?.traceId, callerOf(res));
+        accessLog(requestId, method, path, status, ms, span?.traceId, callerOf(res));
       }
     });
     if (span === undefined) next();

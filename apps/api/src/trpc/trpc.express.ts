@@ -51,7 +51,6 @@ export function trpcMiddleware(
   appRouter: AppRouter,
   { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
 ): RequestHandler {
-  // By response: a HEAD is shown to tRPC as another request object, the GET it stands for.
   const callers = new WeakMap<ServerResponse, Caller>();
   const config = appRouter._def._config;
   const handler = createExpressMiddleware({
@@ -94,8 +93,7 @@ export function trpcMiddleware(
     if (req.baseUrl !== TRPC_MOUNT_PATH || target.lastIndexOf('/') !== 0) return next();
     let path = target.slice(1);
     let batch = false;
-    // HEAD is the GET it stands for (RFC 9110 section 9.3.2): the same answer, whose body Node leaves out.
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const method = req.method; // a HEAD is here as its GET (http/edge.ts showAsGet)
     // tRPC's `getAcceptHeader`: `trpc-accept`, else `application/jsonl` listed in `Accept`.
     const trpcAccept = req.headers['trpc-accept'];
     const streamed =
@@ -219,22 +217,6 @@ export function trpcMiddleware(
         req.url = `${target}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(exactQueryInput)}`;
       }
       callers.set(res, caller);
-      if (req.method === 'HEAD') {
-        // tRPC answers HEAD with a bare 204 (a warm-up): it is shown the GET, whose first chunk of body ends the
-        // answer (a subscription would otherwise stream into a body Node leaves out, holding the connection). That
-        // chunk is written as GET writes it, so what sets headers from the body (compression: a coding, and
-        // chunked rather than a length) sets HEAD's as GET's; Node leaves the bytes out.
-        const asGet: Request = Object.create(req, { method: { value: 'GET' } });
-        const { write } = res;
-        res.write = ((...args: Parameters<Response['write']>) => {
-          if (res.writableEnded) return true;
-          write.apply(res, args);
-          res.end();
-          return true;
-        }) as Response['write'];
-        keepVary(res);
-        return handler(asGet, res, next);
-      }
     } catch (error) {
       // A method tRPC does not speak at all is answered as any other path would answer it.
       if (
