@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from './config.js';
+import { CONFIG_VARIABLES, ConfigError, parseConfig } from './config.js';
 
 const KEY = 'a-key-of-sixteen-chars';
 
@@ -306,5 +307,65 @@ describe('parseConfig', () => {
     }
     expect(message).toMatch(/API_KEYS/);
     expect(message).not.toContain(KEY);
+  });
+
+  it.each([
+    'app.example.com',
+    'notaurl',
+    '*,notaurl',
+    'https://a.com/',
+    'https://a.com/path',
+    'https://a.com,ftp://b.com',
+    'https://A.com',
+    'https://a.com?x',
+  ])('refuses CORS_ORIGINS=%s with the rule for an entry', (value) => {
+    expect(() => parseConfig({ CORS_ORIGINS: value })).toThrow(
+      new ConfigError(
+        'invalid configuration:\n  CORS_ORIGINS: each entry must be * or an origin such as ' +
+          'https://app.example.com (no path or trailing slash)',
+      ),
+    );
+  });
+
+  it('accepts * and origins in CORS_ORIGINS', () => {
+    expect(parseConfig({ CORS_ORIGINS: '*, https://a.com,http://b.example:8080' }).corsOrigins).toEqual([
+      '*',
+      'https://a.com',
+      'http://b.example:8080',
+    ]);
+  });
+
+  // The class behind a crash at start-up (CORS_ORIGINS=notaurl threw a TypeError with a stack): whatever the text
+  // of any variable, parseConfig returns or throws a ConfigError naming that variable, in our words, not zod's.
+  it('answers any value of any variable with a config or a ConfigError naming it', () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom(' ', '\t', '\u00a0', ',', ',,', '*', '-0', '0', '-1', 'NaN', 'true', 'TRUE', 'null'),
+      fc.oneof(fc.bigInt(), fc.double()).map(String),
+      fc.constantFrom('2147483648', '3000000000', '1e400', '9'.repeat(400), '1'.padEnd(30, '0')),
+      fc
+        .tuple(
+          fc.constantFrom('http://', 'https://', 'postgresql://', 'ftp://', '*,', 'https://a.com,', 'psk_'),
+          fc.string({ unit: 'grapheme' }),
+        )
+        .map(([prefix, rest]) => prefix + rest),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...CONFIG_VARIABLES), text, (variable, value) => {
+        let thrown: unknown;
+        try {
+          parseConfig({ [variable]: value });
+        } catch (error) {
+          thrown = error;
+        }
+        if (thrown === undefined) return;
+        expect(thrown).toBeInstanceOf(ConfigError);
+        const message = (thrown as Error).message;
+        expect(message).toMatch(new RegExp(`\\b${variable}\\b`));
+        expect(message).not.toMatch(/: (Invalid|Too (small|big))\b/);
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });
