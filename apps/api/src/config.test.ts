@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, ConfigError, parseConfig } from './config.js';
+import { QUERY_TIMEOUT_MARGIN_MS } from './db/database-limits.js';
 
 const KEY = 'a-key-of-sixteen-chars';
 
@@ -367,5 +368,30 @@ describe('parseConfig', () => {
       }),
       { numRuns: 3_000 },
     );
+  });
+
+  // Node's longest timer is 2^31-1 ms: a longer one fires at once (a TimeoutOverflowWarning), PostgreSQL's
+  // statement_timeout and idle_in_transaction_session_timeout stop at the same INT_MAX, and a server silently
+  // truncates it. Every millisecond variable, present and future, is bounded by it.
+  it.each(CONFIG_VARIABLES.filter((variable) => variable.endsWith('_MS')))(
+    'refuses %s past the longest timer (2147483647 ms)',
+    (variable) => {
+      for (const value of ['2147483648', '3000000000'])
+        expect(() => parseConfig({ [variable]: value })).toThrow(
+          new RegExp(`^invalid configuration:\\n  ${variable}: must be at most \\d+ milliseconds`),
+        );
+    },
+  );
+
+  it('keeps DATABASE_STATEMENT_TIMEOUT_MS plus the client-side margin within the longest timer', () => {
+    const largest = 2_147_483_647 - QUERY_TIMEOUT_MARGIN_MS;
+    expect(
+      parseConfig({ DATABASE_STATEMENT_TIMEOUT_MS: String(largest) }).databaseLimits.statementTimeoutMs,
+    ).toBe(largest);
+    expect(() => parseConfig({ DATABASE_STATEMENT_TIMEOUT_MS: String(largest + 1) })).toThrow(
+      `DATABASE_STATEMENT_TIMEOUT_MS: must be at most ${largest} milliseconds`,
+    );
+    for (const variable of ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'])
+      expect(() => parseConfig({ [variable]: '2147483647' })).not.toThrow();
   });
 });
