@@ -394,4 +394,23 @@ describe('parseConfig', () => {
     for (const variable of ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'])
       expect(() => parseConfig({ [variable]: '2147483647' })).not.toThrow();
   });
+
+  // The OpenTelemetry environment specification: a boolean is true by the case-insensitive "true". One rule for
+  // every boolean variable, ours (MCP_DEPRECATED_TOOLS) included; anything but true or false still stops start-up.
+  it.each(['true', 'TRUE', 'True', 'tRUE'])('reads the booleans as %s, case-insensitively', (value) => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(parseConfig({ ...endpoint, OTEL_SDK_DISABLED: value }).tracing).toBeUndefined();
+    expect(
+      parseConfig({ ...endpoint, OTEL_SDK_DISABLED: value.replace(/true/i, 'FALSE') }).tracing,
+    ).toBeDefined();
+    expect(parseConfig({ MCP_DEPRECATED_TOOLS: value }).mcpDeprecatedTools).toBe(true);
+    expect(parseConfig({ MCP_DEPRECATED_TOOLS: value.replace(/true/i, 'False') }).mcpDeprecatedTools).toBe(
+      false,
+    );
+  });
+
+  it.each(['1', 'yes', 'on', ' true'])('refuses the boolean %j, naming the variable', (value) => {
+    for (const variable of ['OTEL_SDK_DISABLED', 'MCP_DEPRECATED_TOOLS'])
+      expect(() => parseConfig({ [variable]: value })).toThrow(`${variable}: must be true or false`);
+  });
 });

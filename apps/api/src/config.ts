@@ -118,10 +118,12 @@ export const EVENTS_DEFAULTS = {
 } as const;
 
 const postgresUrl = (error: string) => z.url({ protocol: /^postgres(ql)?$/, error });
+// Every boolean, by the OpenTelemetry environment specification's rule: "true", case-insensitive. Where the spec
+// falls back to false on any other value with a warning, a bad value stops start-up here, as for every variable.
 const trueOrFalse = z.stringbool({
   truthy: ['true'],
   falsy: ['false'],
-  case: 'sensitive',
+  case: 'insensitive',
   error: 'must be true or false',
 });
 
