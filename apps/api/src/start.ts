@@ -166,7 +166,7 @@ function listenError(error: Error, variable: 'PORT' | 'METRICS_PORT', host: stri
   const message = {
     EADDRINUSE:
       `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
-      `Stop it, or choose another port: ${variable}=${port + 1} (or ${variable}=0 for any free one).`,
+      `Stop it, or choose another port (${variable}=0 for any free one).`,
     EACCES:
       `${variable}=${port}: not allowed to listen on ${where} (ports below 1024 need privileges). ` +
       `Choose a port of 1024 or above: ${variable}=3000.`,
