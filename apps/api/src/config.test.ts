@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from './config.js';
+import { CONFIG_VARIABLES, ConfigError, parseConfig } from './config.js';
+import { QUERY_TIMEOUT_MARGIN_MS } from './db/database-limits.js';
 
 const KEY = 'a-key-of-sixteen-chars';
 
@@ -306,5 +308,109 @@ describe('parseConfig', () => {
     }
     expect(message).toMatch(/API_KEYS/);
     expect(message).not.toContain(KEY);
+  });
+
+  it.each([
+    'app.example.com',
+    'notaurl',
+    '*,notaurl',
+    'https://a.com/',
+    'https://a.com/path',
+    'https://a.com,ftp://b.com',
+    'https://A.com',
+    'https://a.com?x',
+  ])('refuses CORS_ORIGINS=%s with the rule for an entry', (value) => {
+    expect(() => parseConfig({ CORS_ORIGINS: value })).toThrow(
+      new ConfigError(
+        'invalid configuration:\n  CORS_ORIGINS: each entry must be * or an origin such as ' +
+          'https://app.example.com (no path or trailing slash)',
+      ),
+    );
+  });
+
+  it('accepts * and origins in CORS_ORIGINS', () => {
+    expect(parseConfig({ CORS_ORIGINS: '*, https://a.com,http://b.example:8080' }).corsOrigins).toEqual([
+      '*',
+      'https://a.com',
+      'http://b.example:8080',
+    ]);
+  });
+
+  // The class behind a crash at start-up (CORS_ORIGINS=notaurl threw a TypeError with a stack): whatever the text
+  // of any variable, parseConfig returns or throws a ConfigError naming that variable, in our words, not zod's.
+  it('answers any value of any variable with a config or a ConfigError naming it', () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom(' ', '\t', '\u00a0', ',', ',,', '*', '-0', '0', '-1', 'NaN', 'true', 'TRUE', 'null'),
+      fc.oneof(fc.bigInt(), fc.double()).map(String),
+      fc.constantFrom('2147483648', '3000000000', '1e400', '9'.repeat(400), '1'.padEnd(30, '0')),
+      fc
+        .tuple(
+          fc.constantFrom('http://', 'https://', 'postgresql://', 'ftp://', '*,', 'https://a.com,', 'psk_'),
+          fc.string({ unit: 'grapheme' }),
+        )
+        .map(([prefix, rest]) => prefix + rest),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...CONFIG_VARIABLES), text, (variable, value) => {
+        let thrown: unknown;
+        try {
+          parseConfig({ [variable]: value });
+        } catch (error) {
+          thrown = error;
+        }
+        if (thrown === undefined) return;
+        expect(thrown).toBeInstanceOf(ConfigError);
+        const message = (thrown as Error).message;
+        expect(message).toMatch(new RegExp(`\\b${variable}\\b`));
+        expect(message).not.toMatch(/: (Invalid|Too (small|big))\b/);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  // Node's longest timer is 2^31-1 ms: a longer one fires at once (a TimeoutOverflowWarning), PostgreSQL's
+  // statement_timeout and idle_in_transaction_session_timeout stop at the same INT_MAX, and a server silently
+  // truncates it. Every millisecond variable, present and future, is bounded by it.
+  it.each(CONFIG_VARIABLES.filter((variable) => variable.endsWith('_MS')))(
+    'refuses %s past the longest timer (2147483647 ms)',
+    (variable) => {
+      for (const value of ['2147483648', '3000000000'])
+        expect(() => parseConfig({ [variable]: value })).toThrow(
+          new RegExp(`^invalid configuration:\\n  ${variable}: must be at most \\d+ milliseconds`),
+        );
+    },
+  );
+
+  it('keeps DATABASE_STATEMENT_TIMEOUT_MS plus the client-side margin within the longest timer', () => {
+    const largest = 2_147_483_647 - QUERY_TIMEOUT_MARGIN_MS;
+    expect(
+      parseConfig({ DATABASE_STATEMENT_TIMEOUT_MS: String(largest) }).databaseLimits.statementTimeoutMs,
+    ).toBe(largest);
+    expect(() => parseConfig({ DATABASE_STATEMENT_TIMEOUT_MS: String(largest + 1) })).toThrow(
+      `DATABASE_STATEMENT_TIMEOUT_MS: must be at most ${largest} milliseconds`,
+    );
+    for (const variable of ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'])
+      expect(() => parseConfig({ [variable]: '2147483647' })).not.toThrow();
+  });
+
+  // The OpenTelemetry environment specification: a boolean is true by the case-insensitive "true". One rule for
+  // every boolean variable, ours (MCP_DEPRECATED_TOOLS) included; anything but true or false still stops start-up.
+  it.each(['true', 'TRUE', 'True', 'tRUE'])('reads the booleans as %s, case-insensitively', (value) => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(parseConfig({ ...endpoint, OTEL_SDK_DISABLED: value }).tracing).toBeUndefined();
+    expect(
+      parseConfig({ ...endpoint, OTEL_SDK_DISABLED: value.replace(/true/i, 'FALSE') }).tracing,
+    ).toBeDefined();
+    expect(parseConfig({ MCP_DEPRECATED_TOOLS: value }).mcpDeprecatedTools).toBe(true);
+    expect(parseConfig({ MCP_DEPRECATED_TOOLS: value.replace(/true/i, 'False') }).mcpDeprecatedTools).toBe(
+      false,
+    );
+  });
+
+  it.each(['1', 'yes', 'on', ' true'])('refuses the boolean %j, naming the variable', (value) => {
+    for (const variable of ['OTEL_SDK_DISABLED', 'MCP_DEPRECATED_TOOLS'])
+      expect(() => parseConfig({ [variable]: value })).toThrow(`${variable}: must be true or false`);
   });
 });

@@ -2,11 +2,14 @@ import { API_BASE_PATH, checkApiBaseUrl } from '@petstore/schema';
 import { integerOfText } from '@petstore/schema/internal';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import { DEFAULT_DATABASE_LIMITS } from './db/database-limits.js';
+import { DEFAULT_DATABASE_LIMITS, QUERY_TIMEOUT_MARGIN_MS } from './db/database-limits.js';
 import type { StatementMode } from './db/sql.js';
 import { API_KEY_PATTERN, API_KEY_RULE } from './keys/api-key-format.js';
 
 // The only module that reads the environment. Everything else receives a Config, so tests pass their own.
+
+/** Node's longest timer (about 24.8 days): a longer delay fires at once. PostgreSQL's time limits stop there too. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -62,9 +65,25 @@ const whole = (
         .max(max ?? Number.MAX_SAFE_INTEGER, tooLarge),
     );
 
-/** A duration in milliseconds, at least 1 (0 would switch Node's protection off); a timer's at most MAX_TIMER_MS. */
-const milliseconds = (fallback: number, max?: number) =>
-  whole('milliseconds', { min: 1, max, tooSmall: 'must be at least 1 millisecond' }).default(fallback);
+/**
+ * Every duration in milliseconds (*_MS): from `min` (1 unless said: 0 would switch Node's protection off) to
+ * `max`, never past MAX_TIMER_MS, Node's longest timer and PostgreSQL's longest time limit (INT_MAX ms).
+ */
+const milliseconds = ({
+  min = 1,
+  max = MAX_TIMER_MS,
+  tooLarge,
+}: {
+  min?: number;
+  max?: number;
+  tooLarge?: string;
+} = {}) =>
+  whole('milliseconds', {
+    min,
+    max: Math.min(max, MAX_TIMER_MS),
+    tooLarge,
+    tooSmall: min === 1 ? 'must be at least 1 millisecond' : `must be ${min} or more milliseconds`,
+  });
 
 /** Whole seconds, from 1 to `days` days. */
 const seconds = (days: number) =>
@@ -74,9 +93,6 @@ const seconds = (days: number) =>
     tooSmall: 'must be at least 1 second',
     tooLarge: `must be at most ${days} days (${days * 86_400} seconds)`,
   });
-
-/** Node's longest timer (about 24.8 days): a longer delay would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 const PORT_RANGE = 'must be a port number between 0 and 65535';
 /** A TCP port, 0 (any free one) to 65535. */
@@ -102,10 +118,12 @@ export const EVENTS_DEFAULTS = {
 } as const;
 
 const postgresUrl = (error: string) => z.url({ protocol: /^postgres(ql)?$/, error });
+// Every boolean, by the OpenTelemetry environment specification's rule: "true", case-insensitive. Where the spec
+// falls back to false on any other value with a warning, a bad value stops start-up here, as for every variable.
 const trueOrFalse = z.stringbool({
   truthy: ['true'],
   falsy: ['false'],
-  case: 'sensitive',
+  case: 'insensitive',
   error: 'must be true or false',
 });
 
@@ -124,10 +142,14 @@ const EnvSchema = z.object({
     })
     .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  // One check per entry, so that every refusal is this message (URL.parse: never a throw).
   CORS_ORIGINS: commaList(
-    z.union([z.literal('*'), z.url({ protocol: /^https?$/ }).refine((url) => new URL(url).origin === url)], {
-      error: 'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
-    }),
+    z
+      .string()
+      .refine((entry) => entry === '*' || (/^https?:/.test(entry) && URL.parse(entry)?.origin === entry), {
+        error:
+          'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
+      }),
   ).optional(),
   RATE_LIMIT_PER_MINUTE: whole('requests per minute', {
     min: 1,
@@ -138,11 +160,11 @@ const EnvSchema = z.object({
   // How long createPet's idempotency keys are remembered (the IETF draft suggests at least 24 hours).
   IDEMPOTENCY_KEY_TTL_SECONDS: seconds(30).default(24 * 60 * 60),
   // Defaults for a service of small JSON requests, usually behind a load balancer. See server-limits.ts.
-  HTTP_REQUEST_TIMEOUT_MS: milliseconds(30_000),
-  HTTP_HEADERS_TIMEOUT_MS: milliseconds(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: milliseconds().default(30_000),
+  HTTP_HEADERS_TIMEOUT_MS: milliseconds().default(10_000),
   // Above the idle timeout of common load balancers (AWS ALB 60 s, nginx 60 s), so that the balancer, not
   // this server, closes an idle connection: otherwise it may send a request on a socket we are closing.
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(65_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds().default(65_000),
   HTTP_MAX_CONNECTIONS: whole('connections', { min: 1, tooSmall: 'must be at least 1' }).default(1_000),
   // Same names as @petstore/client's environment presets, so one deployment setting serves both.
   PETSTORE_PRODUCTION_URL: PublicUrlSchema,
@@ -150,21 +172,25 @@ const EnvSchema = z.object({
   // Operating at scale (docs/operations.md#production-topology): metrics, traces, draining before exit.
   METRICS_PORT: port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  SHUTDOWN_DRAIN_MS: whole('milliseconds', {
+  SHUTDOWN_DRAIN_MS: milliseconds({
     min: 0,
     max: 300_000,
-    tooSmall: 'must be 0 or more milliseconds',
     tooLarge: 'must be at most 300000 milliseconds (5 minutes)',
   }).optional(),
   // The api's PostgreSQL connections (db/database-limits.ts; docs/operations.md#database-restarts-and-failovers).
-  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.statementTimeoutMs),
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs),
-  DATABASE_ACQUIRE_TIMEOUT_MS: milliseconds(DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
+  // The client waits QUERY_TIMEOUT_MARGIN_MS longer than the server's limit (db/database.ts): room for it below the maximum.
+  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds({ max: MAX_TIMER_MS - QUERY_TIMEOUT_MARGIN_MS }).default(
+    DEFAULT_DATABASE_LIMITS.statementTimeoutMs,
+  ),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds().default(
+    DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs,
+  ),
+  DATABASE_ACQUIRE_TIMEOUT_MS: milliseconds().default(DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
   // Streaming replicas for the reads, with read-your-writes (db/read-replicas.ts; docs/operations.md).
   DATABASE_READ_URL: commaList(
     postgresUrl('each entry must be a postgres:// or postgresql:// URL'),
   ).optional(),
-  DATABASE_READ_MAX_LAG_MS: milliseconds(1_000),
+  DATABASE_READ_MAX_LAG_MS: milliseconds().default(1_000),
   // Named prepared statements or unnamed ones (db/sql.ts; docs/operations.md#connection-poolers).
   DATABASE_STATEMENTS: z
     .enum(['auto', 'named', 'unnamed'] satisfies StatementMode[], {
@@ -174,14 +200,14 @@ const EnvSchema = z.object({
     })
     .default('auto'),
   // The change feed (events/pet-feed.ts; docs/operations.md#the-change-feed).
-  EVENTS_POLL_MS: milliseconds(EVENTS_DEFAULTS.pollIntervalMs, MAX_TIMER_MS),
+  EVENTS_POLL_MS: milliseconds().default(EVENTS_DEFAULTS.pollIntervalMs),
   EVENTS_RETENTION_SECONDS: seconds(365).default(EVENTS_DEFAULTS.retentionSeconds),
-  EVENTS_PRUNE_INTERVAL_MS: milliseconds(EVENTS_DEFAULTS.pruneIntervalMs, MAX_TIMER_MS),
+  EVENTS_PRUNE_INTERVAL_MS: milliseconds().default(EVENTS_DEFAULTS.pruneIntervalMs),
   EVENTS_MAX_PER_CALLER: whole('streams', { min: 1, tooSmall: 'must be at least 1' }).default(
     EVENTS_DEFAULTS.maxPerCaller,
   ),
-  EVENTS_STALL_MS: milliseconds(EVENTS_DEFAULTS.stallMs, MAX_TIMER_MS),
-  EVENTS_KEEPALIVE_MS: milliseconds(EVENTS_DEFAULTS.keepAliveMs, MAX_TIMER_MS),
+  EVENTS_STALL_MS: milliseconds().default(EVENTS_DEFAULTS.stallMs),
+  EVENTS_KEEPALIVE_MS: milliseconds().default(EVENTS_DEFAULTS.keepAliveMs),
   EVENTS_LISTEN_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
   OTEL_EXPORTER_OTLP_ENDPOINT: z
@@ -193,6 +219,9 @@ const EnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).default('petstore-api'),
   OTEL_SDK_DISABLED: trueOrFalse.optional(),
 });
+
+/** Every variable parseConfig reads. */
+export const CONFIG_VARIABLES = EnvSchema.keyof().options;
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type Config = ReturnType<typeof parseConfig>;

@@ -1,12 +1,12 @@
 // Composition root (loaded by main.ts): parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { appliedMigrationNames, listMigrationNames, migrateIfNeeded } from '@petstore/migrations';
+import { appliedMigrationNames, listMigrationNames } from '@petstore/migrations';
 import { assertExactJsonSupport } from '@petstore/schema';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
-import { openDatabase, redactUrl } from './db/database.js';
-import { classifyDatabaseError } from './db/database-errors.js';
+import { openDatabase } from './db/database.js';
+import { migrateConfiguredDatabase } from './db/with-configured-database.js';
 import { loadOrCreateDevApiKey } from './dev-api-key.js';
 import { createPetFeed } from './events/pet-feed.js';
 import { capHeapGrowth } from './heap-tuning.js';
@@ -50,15 +50,7 @@ async function main(): Promise<void> {
     readMaxLagMs: config.databaseReadMaxLagMs,
   });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
-  const { applied } = await migrateIfNeeded(database).catch((error: unknown) => {
-    // No database to serve from at start is the operator's to fix (a URL, a server down): one line, no stack.
-    const unavailable = classifyDatabaseError(error);
-    if (unavailable === undefined || config.databaseUrl === undefined) throw error;
-    throw new ConfigError(
-      `DATABASE_URL=${redactUrl(config.databaseUrl)}: the database cannot serve (${unavailable.reason}: ` +
-        `${(error as Error).message.split('\n', 1)[0]}). Check the URL, and that PostgreSQL runs and takes connections.`,
-    );
-  });
+  const { applied } = await migrateConfiguredDatabase(database, config.databaseUrl);
   logger.info(
     { database: database.description, statements: database.statements(), applied },
     'database ready',
@@ -174,7 +166,7 @@ function listenError(error: Error, variable: 'PORT' | 'METRICS_PORT', host: stri
   const message = {
     EADDRINUSE:
       `${variable}=${port}: ${where} is already in use (another Pet Store, or another program, listens there). ` +
-      `Stop it, or choose another port: ${variable}=${port + 1} (or ${variable}=0 for any free one).`,
+      `Stop it, or choose another port (${variable}=0 for any free one).`,
     EACCES:
       `${variable}=${port}: not allowed to listen on ${where} (ports below 1024 need privileges). ` +
       `Choose a port of 1024 or above: ${variable}=3000.`,

@@ -367,7 +367,7 @@ describe('main: the process as users start it', () => {
         expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
         expect(proc.output().stderr).toBe(
           `PORT=${port}: 127.0.0.1:${port} is already in use (another Pet Store, or another program, listens there). ` +
-            `Stop it, or choose another port: PORT=${port + 1} (or PORT=0 for any free one).\n`,
+            'Stop it, or choose another port (PORT=0 for any free one).\n',
         );
       } finally {
         forget();
@@ -433,6 +433,60 @@ describe('main: the process as users start it', () => {
         /^DATABASE_URL=postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+: the database cannot serve \(/,
       );
       expect(stderr + stdout).not.toContain('s3cret-password');
+      if (url.endsWith('no_such_database')) expect(lines[0]).toContain('createdb petstore_no_such_database');
+    },
+    PROCESS_TEST,
+  );
+
+  // The command-line tools say what start-up says, in the same one line, and nothing else (no JSON log lines).
+  it.each([
+    [
+      'pnpm db:migrate',
+      'nothing listens there',
+      'postgresql://postgres@127.0.0.1:1/petstore',
+      ['db/migrate-cli.ts'],
+    ],
+    [
+      'pnpm db:migrate',
+      'no such database',
+      'postgresql://postgres@127.0.0.1:5432/petstore_no_such_database',
+      ['db/migrate-cli.ts'],
+    ],
+    [
+      'pnpm keys list',
+      'nothing listens there',
+      'postgresql://postgres@127.0.0.1:1/petstore',
+      ['keys/keys-cli.ts', 'list'],
+    ],
+    [
+      'pnpm keys list',
+      'no such database',
+      'postgresql://postgres@127.0.0.1:5432/petstore_no_such_database',
+      ['keys/keys-cli.ts', 'list'],
+    ],
+  ])(
+    '%s where %s: the one line start-up prints, naming DATABASE_URL and what to do, exit 1',
+    (_tool, _what, url, args) => {
+      const tool = spawnSync(
+        process.execPath,
+        [join(import.meta.dirname, '../../../scripts/api-tool.mjs'), ...args],
+        {
+          cwd: join(import.meta.dirname, '..'),
+          env: {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: url.replace('postgres@', 'postgres:s3cret-password@'),
+          },
+          encoding: 'utf8',
+        },
+      );
+      expect(tool.status).toBe(1);
+      expect(tool.stdout).toBe('');
+      expect(tool.stderr).toMatch(
+        /^DATABASE_URL=postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+: the database cannot serve \([^\n]*\n$/,
+      );
+      expect(tool.stderr).toMatch(
+        url.endsWith('no_such_database') ? /createdb petstore_no_such_database/ : /Check the URL/,
+      );
     },
     PROCESS_TEST,
   );

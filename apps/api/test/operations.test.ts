@@ -503,7 +503,7 @@ describe('pnpm keys (the CLI)', () => {
         'not a key id: 99999999999999999999 (see pnpm keys list)\n',
       ]);
       // A name `list` could not print on one tab-separated line is refused, and nothing is issued.
-      for (const name of ['evil\tname', 'two\nlines', ' ', '\u001b[2J']) {
+      for (const name of ['evil\tname', 'two\nlines', ' ', '', '\u001b[2J']) {
         const refused = keysCli('create', name);
         expect(refused.status, name).toBe(2);
         expect(refused.stderr).toMatch(
@@ -512,6 +512,21 @@ describe('pnpm keys (the CLI)', () => {
       }
       expect(keysCli('list').stdout.trim().split('\n')).toHaveLength(1);
       expect(keysCli('frobnicate').status).toBe(2);
+      // Ids are positive: 0 and negatives are no id at all, as letters are (exit 2), not a key that is missing.
+      for (const notAnId of ['0', '-1', '-0', '00'])
+        expect([keysCli('revoke', notAnId).status, keysCli('revoke', notAnId).stderr]).toEqual([
+          2,
+          `not a key id: ${notAnId} (see pnpm keys list)\n`,
+        ]);
+      // An argument a command does not take is refused, never ignored.
+      for (const args of [['list', 'extra'], ['create', 'a', 'b'], ['revoke'], []]) {
+        const refused = keysCli(...args);
+        expect([refused.status, refused.stdout, refused.stderr], args.join(' ')).toEqual([
+          2,
+          '',
+          'usage: pnpm keys create <name> | pnpm keys list | pnpm keys revoke <id>\n',
+        ]);
+      }
     } finally {
       await api.close();
       await database2.close();

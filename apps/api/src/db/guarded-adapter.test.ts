@@ -4,10 +4,12 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
+import { parseConfig } from '../config.js';
 import { toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type Database, openDatabase } from './database.js';
 import { classifyDatabaseError } from './database-errors.js';
+import { QUERY_TIMEOUT_MARGIN_MS } from './database-limits.js';
 
 interface LogLine {
   level: string;
@@ -167,6 +169,37 @@ describe('time limits', () => {
     expect(lines.filter((line) => line.level === 'warn').map((line) => line.fields)).toEqual([
       expect.objectContaining({ sqlstate: '57014', retried: false }),
     ]);
+  });
+});
+
+describe('the largest time limits the configuration accepts', () => {
+  it('are taken by PostgreSQL and by Node, with no timer overflowing', async () => {
+    const { databaseLimits } = parseConfig({
+      DATABASE_STATEMENT_TIMEOUT_MS: String(2_147_483_647 - QUERY_TIMEOUT_MARGIN_MS),
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '2147483647',
+      DATABASE_ACQUIRE_TIMEOUT_MS: '2147483647',
+    });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const database = await openDatabase({
+        databaseUrl: testDatabase.url,
+        dataDir: 'memory://',
+        logger: recordingLogger([]),
+        limits: databaseLimits,
+      });
+      opened.push(database);
+      expect(
+        await database.sql.rows(
+          "SELECT current_setting('statement_timeout') AS s, current_setting('idle_in_transaction_session_timeout') AS i",
+        ),
+      ).toEqual([{ s: '2147483147ms', i: '2147483647ms' }]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });
 

@@ -7,34 +7,36 @@ import { withConfiguredDatabase } from '../db/with-configured-database.js';
 import { createApiKeysService, keyNameProblem } from './api-keys.service.js';
 
 const USAGE = 'usage: pnpm keys create <name> | pnpm keys list | pnpm keys revoke <id>';
+/** The number of arguments of each command, itself included. */
+const ARITY: Readonly<Record<string, number>> = { create: 2, list: 1, revoke: 2 };
 
 async function run(args: string[]): Promise<number> {
-  const [command, argument] = args;
-  if (
-    !(command === 'list' || ((command === 'create' || command === 'revoke') && argument && args.length === 2))
-  ) {
+  const [command = '', argument = ''] = args;
+  // Each command with exactly its arguments: an extra one is refused, never ignored.
+  if (!Object.hasOwn(ARITY, command) || args.length !== ARITY[command]) {
     console.error(USAGE);
     return 2;
   }
   return withConfiguredDatabase(parseConfig(process.env), async (database) => {
     const keys = createApiKeysService(database.prisma);
     if (command === 'create') {
-      const problem = keyNameProblem(argument ?? '');
+      const problem = keyNameProblem(argument);
       if (problem !== undefined) {
         console.error(`key name ${JSON.stringify(argument)}: ${problem}`);
         return 2;
       }
-      const issued = await keys.create(argument ?? '');
+      const issued = await keys.create(argument);
       console.log(
         `created key ${issued.id} "${issued.name}". It is shown once; store it now:\n${issued.key}`,
       );
     } else if (command === 'revoke') {
-      // An id is a positive int64 (the column's type): larger digits name no key rather than fail in the database.
-      if (!/^\d+$/.test(argument ?? '') || BigInt(argument ?? '0') > INT64_MAX) {
+      // An id is a positive int64 (the column's type): 0 is no id, larger digits name no key rather than fail in
+      // the database.
+      if (!/^\d+$/.test(argument) || BigInt(argument) < 1n || BigInt(argument) > INT64_MAX) {
         console.error(`not a key id: ${argument} (see pnpm keys list)`);
         return 2;
       }
-      const revoked = await keys.revoke(BigInt(argument ?? '0'));
+      const revoked = await keys.revoke(BigInt(argument));
       if (revoked === undefined) {
         console.error(`no key with id ${argument}`);
         return 1;
