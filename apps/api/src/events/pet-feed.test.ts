@@ -462,4 +462,46 @@ describe('event ids in one order for every reader (the sequencer), on PostgreSQL
     },
     timeouts.server,
   );
+
+  it(
+    "from now: a pet answered before the follow is not delivered, though another instance's round held the sequencer",
+    async () => {
+      const test = await createTestDatabase('pet_feed_now');
+      const database = await openDatabase({ databaseUrl: test.url, dataDir: 'memory://', logger });
+      const round = new pg.Client({ connectionString: test.url });
+      // No poll and no LISTEN: no round of this feed's hub runs unless the test wakes it.
+      const feed = createPetFeed(database.sql, silentWakeups(), feedOptions());
+      try {
+        await applyPendingMigrations(database.migrationAdapter);
+        await round.connect();
+        const pets = createPetsService(database.sql);
+        // Another instance's sequencing round: it holds the sequencer's lock and has a transaction id.
+        await round.query('BEGIN');
+        await round.query('SELECT pg_advisory_xact_lock(1885697119, 1)');
+        await round.query('SELECT pg_current_xact_id()');
+        // Committed (a higher transaction id) and answered before the follow opens.
+        const [answered] = await createMany(pets, 1, 'answered');
+        const following = feed.follow({ subject: 'a', signal: new AbortController().signal });
+        // The follow waits for that round (the lock), then the round ends.
+        const waiting = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
+        while ((await round.query<{ n: number }>(waiting)).rows[0]?.n !== 1) await new Promise(setImmediate);
+        await round.query('COMMIT');
+        const follower = await following;
+        const [later] = await createMany(pets, 1, 'later');
+        feed.wake();
+        const first = (await follower.next()).value;
+        expect(first?.pet.name, `the pet ${answered?.id} was answered before the stream opened`).toBe(
+          'later-0',
+        );
+        expect(first?.pet.id).toBe(later?.id);
+        await follower.return?.();
+      } finally {
+        await feed.close();
+        await round.end().catch(() => {});
+        await database.close();
+        await test.drop();
+      }
+    },
+    timeouts.server,
+  );
 });

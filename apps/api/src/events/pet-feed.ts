@@ -147,11 +147,16 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     return low;
   };
 
-  /** Gives ids to the events whose transactions are over (pet-events.store.ts SEQUENCE), round after round. */
+  /**
+   * Gives ids to the events whose transactions are over (pet-events.store.ts SEQUENCE), round after round. `wait`:
+   * for a round running elsewhere, then one more round, since the waiting one read its snapshot before it waited,
+   * with an xmin held back by the round it waited for: the pets committed while that ran are over only for the next.
+   */
   async function sequence(wait = false) {
     for (let round = 0; round < SEQUENCE_ROUNDS; round++) {
       try {
-        if ((await sequenceEvents(sql, SEQUENCE_BATCH, wait)) < SEQUENCE_BATCH) return;
+        const sequenced = await sequenceEvents(sql, SEQUENCE_BATCH, wait);
+        if (sequenced < SEQUENCE_BATCH && !(wait && round === 0)) return;
       } catch (error) {
         // Another instance's round got there first: this one runs again.
         if (!SEQUENCE_CONFLICTS.has(sqlStateOf(error) ?? '')) throw error;
@@ -391,8 +396,9 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       // end() gives it back (or the catch below, if the checks refuse).
       openPerSubject.set(subject, open0 + 1);
       try {
-        // From now: the events committed so far are numbered first, so that "now" comes after them (only a pet whose
-        // transaction is older than a write still running then may be delivered: it is numbered after that write).
+        // From now: the events committed so far are numbered first, after any round running elsewhere (sequence),
+        // so that "now" comes after them (only a pet whose transaction is older than a write still running then may
+        // be delivered: it is numbered after that write).
         if (after === undefined) await sequence(true);
         const current = await readHead(sql);
         if (after !== undefined && after < current.prunedThrough) {
