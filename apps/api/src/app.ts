@@ -102,6 +102,10 @@ const ALLOWED_HEADERS = [
   'traceparent',
   'tracestate',
   'Mcp-Protocol-Version',
+  // MCP's 2026-07-28 client names the method and the tool of each message in headers.
+  'Mcp-Method',
+  'Mcp-Name',
+  'trpc-accept', // tRPC's streaming link (httpBatchStreamLink)
   'Last-Event-ID',
 ];
 

@@ -428,8 +428,18 @@ describe('CORS when origins are configured', () => {
     });
     expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
     const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
-    for (const header of ['if-match', 'if-none-match', 'mcp-protocol-version'])
-      expect(allowed).toContain(header);
+    // What the clients send: MCP's 2026-07-28 client names the method and tool in headers (Mcp-Method, Mcp-Name),
+    // tRPC's streaming link asks for JSON lines (trpc-accept), an SSE client resumes with Last-Event-ID.
+    for (const header of [
+      'if-match',
+      'if-none-match',
+      'mcp-protocol-version',
+      'mcp-method',
+      'mcp-name',
+      'trpc-accept',
+      'last-event-id',
+    ])
+      expect(allowed, header).toContain(header);
     // Not a preflight: the route answers, with Allow and the key required, as without CORS.
     const options = await call(server.baseUrl, '/pets', {
       method: 'OPTIONS',
