@@ -1,5 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { Server } from 'node:http';
 import type { Database } from './db/database.js';
 import type { Health } from './http/health.js';
 import type { Logger } from './logger.js';
@@ -33,7 +32,6 @@ export function exitGracefullyOnSignals({
   endStreams,
 }: ShutdownOptions): void {
   const exit = (code: number) => logger.flush(() => process.exit(code));
-  const closeAfterLastAnswers = lastAnswersSayClose(server);
   let stopping = false;
 
   const shutdown = (signal: NodeJS.Signals) => {
@@ -55,10 +53,8 @@ export function exitGracefullyOnSignals({
       server.closeAllConnections();
     }, DRAIN_DEADLINE_MS);
     deadline.unref();
-    // server.close() closes the connections idle at that moment only. Every other connection's last answer says
-    // `Connection: close`, and Node closes the connection after it; one whose answer began before (a stream, with
-    // keep-alive in its head) would stay open for the keep-alive timeout (65 s): close each as it becomes idle.
-    closeAfterLastAnswers();
+    // server.close() closes the connections idle at that moment only; a kept-alive connection whose request
+    // finishes later would stay open for the keep-alive timeout (65 s). Close each as it becomes idle.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
     server.close(() => {
       clearTimeout(deadline);
@@ -82,41 +78,4 @@ export function exitGracefullyOnSignals({
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-}
-
-/**
- * Returns what makes each connection's last answer say `Connection: close` from then on, so that Node closes the
- * connection after it (RFC 9112 section 9.6) and no client sends a request on it that would never be read: Node's
- * server.close() does not (answers after it still said keep-alive, and the sweep then closed their connections under
- * the next request). The last answer is the one to the newest request read on the connection, so one pipelined
- * behind another is still answered; an answer whose head is written keeps what it said. Node writes the field from
- * `shouldKeepAlive` when it writes the head, so the responses not finished are followed from the start.
- */
-function lastAnswersSayClose(server: Server): () => void {
-  const newest = new Map<Socket, ServerResponse>();
-  const closedHere = new WeakSet<ServerResponse>();
-  let closing = false;
-  const sayClose = (res: ServerResponse) => {
-    if (res.headersSent || !res.shouldKeepAlive) return;
-    res.shouldKeepAlive = false;
-    closedHere.add(res);
-  };
-  const follow = (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    const before = newest.get(socket);
-    newest.set(socket, res);
-    res.on('close', () => newest.get(socket) === res && newest.delete(socket));
-    if (!closing) return;
-    // A request read behind the one that was to be the last: that one keeps the connection for it.
-    if (before !== undefined && closedHere.has(before) && !before.headersSent) before.shouldKeepAlive = true;
-    sayClose(res);
-  };
-  // The events the server answers requests on (a first listener on the other two would change what Node does).
-  for (const event of ['request', 'checkContinue', 'checkExpectation']) {
-    if (server.listenerCount(event) > 0) server.prependListener(event, follow);
-  }
-  return () => {
-    closing = true;
-    for (const res of newest.values()) sayClose(res);
-  };
 }

@@ -79,40 +79,6 @@ async function untilRefused(url: string, withinMs = scaled(10_000)): Promise<voi
   throw new Error(`new connections were still accepted ${withinMs} ms later`);
 }
 
-/**
- * A client that reuses its connection while the answers let it (RFC 9112 section 9.3): after each whole answer that
- * does not say `Connection: close` it sends `next` at once, as a keep-alive pool hands the connection to its next
- * request. Resolves once the server has closed the connection, with how many requests were sent on it (`sentBefore`
- * of them already) and the head of every whole answer received.
- */
-function reuseWhileKept(
-  connection: Awaited<ReturnType<typeof rawConnection>>,
-  next: string,
-  sentBefore: number,
-): Promise<{ sent: number; heads: string[] }> {
-  let sent = sentBefore;
-  const heads: string[] = [];
-  let buffered = '';
-  connection.socket.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('latin1');
-    for (;;) {
-      const end = buffered.indexOf('\r\n\r\n');
-      if (end === -1) return;
-      const head = buffered.slice(0, end);
-      const length = Number(/^content-length: *(\d+)$/im.exec(head)?.[1]);
-      if (!Number.isInteger(length)) throw new Error(`an answer without Content-Length: ${head}`);
-      if (buffered.length < end + 4 + length) return;
-      buffered = buffered.slice(end + 4 + length);
-      heads.push(head);
-      if (!/^connection: *close$/im.test(head) && !connection.socket.destroyed) {
-        connection.socket.write(next);
-        sent += 1;
-      }
-    }
-  });
-  return connection.closed.then(() => ({ sent, heads }));
-}
-
 /** A create whose body has not all arrived: an in-flight request the server must wait for. */
 const [BODY_START, REST_OF_CREATE] = ['{"name":"Late",', '"categoryId":1}'];
 const PARTIAL_CREATE = (key: string) =>
@@ -241,46 +207,6 @@ describe('main: the process as users start it', () => {
       const statuses = [...inFlight.received().matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
       expect(statuses).toEqual(['201', '503']);
       expect(inFlight.received()).toContain('"code":"service_unavailable"');
-      // The probe waiting behind the create kept the connection for it; its answer, the last, says close.
-      const [createAnswer, probeAnswer] = inFlight.received().split(/(?=HTTP\/1\.1 )/);
-      expect(createAnswer).not.toMatch(/^connection: *close\r$/im);
-      expect(probeAnswer).toMatch(/^connection: *close\r$/im);
-    },
-    PROCESS_TEST,
-  );
-
-  it(
-    'on SIGTERM: the answer in flight says Connection: close and its connection closes, no reused request is lost',
-    async () => {
-      const key = 'close-key-0123456789abcdef';
-      const proc = startMain({ DATA_DIR: dataDir, API_KEYS: key });
-      const url = await proc.ready;
-      // A kept-alive connection whose request is answered before the signal, idle when the server stops.
-      const idle = await rawConnection(url);
-      idle.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
-      const inFlight = await rawConnection(url);
-      inFlight.socket.write(PARTIAL_CREATE(key));
-      for (let waited = 0; !idle.received().includes('"status":"ok"'); waited += 20) {
-        expect(waited, 'the /healthz answer before the signal').toBeLessThan(scaled(10_000));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(idle.received()).toMatch(/^connection: *keep-alive\r$/im);
-
-      proc.child.kill('SIGTERM');
-      await untilRefused(url);
-      // The client sends its next request on the connection as soon as an answer lets it keep the connection.
-      const reused = reuseWhileKept(inFlight, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 1);
-      inFlight.socket.write(REST_OF_CREATE);
-      const { sent, heads } = await reused;
-      expect(heads.length, 'every request sent on the connection is answered').toBe(sent);
-      // The create's answer, whole, is the connection's last: it says so, and the server closes it after it.
-      expect(heads).toHaveLength(1);
-      expect(heads[0]).toMatch(/^HTTP\/1\.1 201 /);
-      expect(heads[0]).toMatch(/^connection: *close$/im);
-      expect(heads[0]).not.toMatch(/^keep-alive:/im);
-      await idle.closed; // the idle one is closed by the server too
-      expect(await proc.exited).toBe(0);
-      expect(proc.output().stdout).not.toContain('shutdown deadline reached');
     },
     PROCESS_TEST,
   );
