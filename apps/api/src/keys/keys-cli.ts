@@ -32,11 +32,12 @@ async function run(args: string[]): Promise<number> {
     } else if (command === 'revoke') {
       // An id is a positive int64 (the column's type): 0 is no id, larger digits name no key rather than fail in
       // the database.
-      if (!/^\d+$/.test(argument) || BigInt(argument) < 1n || BigInt(argument) > INT64_MAX) {
+      const id = /^\d+$/.test(argument) ? BigInt(argument) : 0n;
+      if (id < 1n || id > INT64_MAX) {
         console.error(`not a key id: ${argument} (see pnpm keys list)`);
         return 2;
       }
-      const revoked = await keys.revoke(BigInt(argument));
+      const revoked = await keys.revoke(id);
       if (revoked === undefined) {
         console.error(`no key with id ${argument}`);
         return 1;
