@@ -107,7 +107,7 @@ const MESSAGES: ReadonlyArray<[RegExp, string, Verdict]> = [
   [/Connection terminated due to connection timeout/i, 'connect timeout', NOT_RUN_IN_TIME],
   // pg: the socket closed under a query (a restart, a proxy, a network cut).
   [/Connection terminated/i, 'connection terminated', LOST],
-  // pg's query_timeout: no answer in time (a silent partition, a paused server).
+  // The client-side deadline (db/database.ts giveUpWhenSilent): no answer in time (a silent partition, a paused server).
   [/Query read timeout/i, 'query read timeout', LOST_IN_TIME],
   // pg: a client already broken by an earlier error or closed; nothing was sent on it.
   [/(has encountered a connection error|was closed) and is not queryable/i, 'connection broken', NOT_RUN],

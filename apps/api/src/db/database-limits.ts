@@ -16,7 +16,7 @@ export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
 };
 
 /**
- * How much longer than statement_timeout the client waits for an answer (pg's query_timeout): the server's own
+ * How much longer than statement_timeout the client waits for an answer (db/database.ts giveUpWhenSilent): the server's own
  * cancel (a clean 57014, the connection kept) comes first, and a server that cannot answer at all still costs a
  * bounded wait.
  */

@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { timeouts } from '../../../../tooling/vitest.shared.js';
+import { startTcpProxy } from '../../test/reliability/tcp-proxy.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { parseConfig } from '../config.js';
 import { toAppError } from '../errors.js';
@@ -169,6 +170,48 @@ describe('time limits', () => {
     expect(lines.filter((line) => line.level === 'warn').map((line) => line.fields)).toEqual([
       expect.objectContaining({ sqlstate: '57014', retried: false }),
     ]);
+  });
+});
+
+describe('a database that goes silent (a partition, a stopped server)', () => {
+  it('fails a statement waiting for its answer past the limit: "Query read timeout", a 503 at once, not retried', async () => {
+    const target = new URL(testDatabase.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    try {
+      const url = new URL(testDatabase.url);
+      url.port = String(proxy.port);
+      const lines: LogLine[] = [];
+      const database = await openDatabase({
+        databaseUrl: url.toString(),
+        dataDir: 'memory://',
+        logger: recordingLogger(lines),
+        limits: { statementTimeoutMs: 200, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 5_000 },
+      });
+      opened.push(database);
+      expect(await database.sql.rows("SELECT 'before' AS answer")).toEqual([{ answer: 'before' }]);
+      const connections = database.poolStats?.().total;
+      expect(connections).toBeGreaterThan(0);
+      // Idle in the pool for longer than the limit: the connection is kept, and answers the next statement.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await database.sql.rows("SELECT 'idle' AS answer")).toEqual([{ answer: 'idle' }]);
+      expect(database.poolStats?.().total).toBe(connections);
+      proxy.partition();
+      const error = await database.sql.rows("SELECT 'during'").catch((caught) => caught);
+      expect(classifyDatabaseError(error)).toEqual({
+        reason: 'query read timeout',
+        outcomeUnknown: true,
+        timedOut: true,
+      });
+      expect(toAppError(error)?.status).toBe(503);
+      expect(lines.filter((line) => line.level === 'warn').map((line) => line.fields)).toEqual([
+        expect.objectContaining({ reason: 'query read timeout', retried: false }),
+      ]);
+      await proxy.restore();
+      // The connection given up is gone from the pool; a new one answers.
+      expect(await database.sql.rows("SELECT 'after' AS answer")).toEqual([{ answer: 'after' }]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
