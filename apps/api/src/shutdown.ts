@@ -1,5 +1,8 @@
-import type { Server } from 'node:http';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Database } from './db/database.js';
+import { requestsWaiting } from './http/edge.js';
 import type { Health } from './http/health.js';
 import type { Logger } from './logger.js';
 
@@ -32,6 +35,7 @@ export function exitGracefullyOnSignals({
   endStreams,
 }: ShutdownOptions): void {
   const exit = (code: number) => logger.flush(() => process.exit(code));
+  const stopServing = serverStopper(server);
   let stopping = false;
 
   const shutdown = (signal: NodeJS.Signals) => {
@@ -53,12 +57,8 @@ export function exitGracefullyOnSignals({
       server.closeAllConnections();
     }, DRAIN_DEADLINE_MS);
     deadline.unref();
-    // server.close() closes the connections idle at that moment only; a kept-alive connection whose request
-    // finishes later would stay open for the keep-alive timeout (65 s). Close each as it becomes idle.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    server.close(() => {
+    stopServing(() => {
       clearTimeout(deadline);
-      clearInterval(sweep);
       const hung = setTimeout(() => {
         logger.error(`the database did not close within ${CLOSE_TIMEOUT_MS} ms: exiting anyway`);
         exit(1);
@@ -73,9 +73,74 @@ export function exitGracefullyOnSignals({
         exit(0);
       });
     });
-    server.closeIdleConnections();
     endStreams?.().catch((error: unknown) => logger.error({ err: error }, 'error while ending the streams'));
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+}
+
+/** A server's connection, with the response Node is writing on it (the first of those queued, if pipelined). */
+type Connection = Socket & { _httpMessage?: ServerResponse | null };
+
+/** Node's channel for each request it has read, before any listener sees it (http.server.request.start). */
+const REQUEST_READ = 'http.server.request.start';
+
+/**
+ * What stops `server` serving: it stops accepting connections, closes each connection once it is idle, and calls
+ * `closed` when none is left. From the moment it is called, each connection's last answer says `Connection: close`
+ * and Node closes the connection after it (RFC 9112 section 9.6), so that no client sends a request on a connection
+ * about to be closed: server.close() does not (Node 24 only closes the connections idle then; answers after it
+ * said keep-alive and the idle sweep then closed their connections under the client's next request).
+ *
+ * Nothing is added per request (a version that followed each request's response cost 27% of a get's CPU): the
+ * connections are followed once each, on 'connection', and the answers are marked only at the stop and after it.
+ * The last answer is that to the newest request read on the connection, so one pipelined behind another is still
+ * answered; an answer whose head is already written keeps what it said (the sweep closes its connection).
+ */
+export function serverStopper(server: Server): (closed: () => void) => void {
+  const open = new Set<Connection>();
+  const forget = function (this: Connection) {
+    open.delete(this);
+  };
+  server.on('connection', (socket: Connection) => {
+    open.add(socket);
+    socket.on('close', forget);
+  });
+
+  return (closed) => {
+    // The answer of each connection marked to say close, while another request read behind it may take it over.
+    const last = new WeakMap<Socket, ServerResponse>();
+    const sayClose = (socket: Socket, res: ServerResponse) => {
+      const before = last.get(socket);
+      if (before !== undefined && before !== res && !before.headersSent) before.shouldKeepAlive = true;
+      if (res.headersSent || !res.shouldKeepAlive) return;
+      // Node writes `Connection: close` from it when it writes the head, and ends the connection after the answer.
+      res.shouldKeepAlive = false;
+      last.set(socket, res);
+    };
+    // The answer in progress, unless requests wait behind it: then the last of those, once its turn comes.
+    const closeAfterLast = (socket: Connection) => {
+      const current = socket._httpMessage;
+      if (current == null || current.writableFinished) return;
+      if (requestsWaiting(socket) === 0) sayClose(socket, current);
+      // Node hands the socket to the next response on 'finish', before this listener.
+      else current.once('finish', () => closeAfterLast(socket));
+    };
+    const onRead = (message: unknown) => {
+      const read = message as { server: Server; socket: Socket; response: ServerResponse };
+      if (read.server === server) sayClose(read.socket, read.response);
+    };
+    subscribe(REQUEST_READ, onRead);
+    for (const socket of open) closeAfterLast(socket);
+
+    // server.close() closes the connections idle at that moment only; one whose answer had said keep-alive before
+    // the stop (a stream) would stay open for the keep-alive timeout (65 s). Close each as it becomes idle.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearInterval(sweep);
+      unsubscribe(REQUEST_READ, onRead);
+      closed();
+    });
+    server.closeIdleConnections();
+  };
 }

@@ -207,6 +207,11 @@ describe('main: the process as users start it', () => {
       const statuses = [...inFlight.received().matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
       expect(statuses).toEqual(['201', '503']);
       expect(inFlight.received()).toContain('"code":"service_unavailable"');
+      // Both answered after the server stopped listening: the last one read says close, the create kept the
+      // connection for the probe pipelined behind it (test/shutdown.test.ts has the cases).
+      const [createAnswer, probeAnswer] = inFlight.received().split(/(?=HTTP\/1\.1 )/);
+      expect(createAnswer).toMatch(/^connection: *keep-alive\r$/im);
+      expect(probeAnswer).toMatch(/^connection: *close\r$/im);
     },
     PROCESS_TEST,
   );

@@ -119,6 +119,12 @@ function inTurn(handler: RequestListener): RequestListener {
   };
 }
 
+/**
+ * How many requests read on `socket` wait behind the answer in progress (inTurn counts them; Node queues their
+ * responses). A graceful stop reads it, once per connection (shutdown.ts): nothing is added per request.
+ */
+export const requestsWaiting = (socket: Socket): number => (socket as Connection)[WAITING] ?? 0;
+
 /** The edge's verdict on method, target and header fields: an AppError to answer with, or undefined. */
 export function checkMessage(req: IncomingMessage): AppError | undefined {
   if (req.httpVersionMajor !== 1) {
