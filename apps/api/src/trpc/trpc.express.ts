@@ -12,7 +12,7 @@ import { queryOf, refuseInputHeaders } from '../http/edge.js';
 import { answerOtherMethod } from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
-import { sendError, sendJsonText } from '../http/send.js';
+import { sendJsonText } from '../http/send.js';
 import { labelResponse, trpcLabel } from '../observability/operation-label.js';
 import type { Caller, SentPosition } from '../operations.js';
 import type { AppRouter } from './router.js';
@@ -88,9 +88,11 @@ export function trpcMiddleware(
 
   return async (req, res, next) => {
     const target = req.url.split('?', 1)[0] as string;
-    // Only `<endpoint>/<procedures>`, spelt as mounted (as REST's paths are): Express matches a mount path whatever
-    // its case (`/v1/TRPC`), and the adapter would name the procedure by the last segment (`/x/pets.list`).
-    if (req.baseUrl !== TRPC_MOUNT_PATH || target.lastIndexOf('/') !== 0) return next();
+    // Only the endpoint spelt as mounted (as REST's paths are): Express matches a mount path whatever its case
+    // (`/v1/TRPC`), which is no path of ours. Under it, only `<procedures>`: the adapter would name the procedure by
+    // the last segment (`/x/pets.list`), so a deeper path is a 404 (in tRPC's shape, as every answer here).
+    if (req.baseUrl !== TRPC_MOUNT_PATH) return next();
+    const nested = target.lastIndexOf('/') !== 0;
     let path = target.slice(1);
     let batch = false;
     const method = req.method; // a HEAD is here as its GET (http/edge.ts showAsGet)
@@ -140,6 +142,7 @@ export function trpcMiddleware(
         response: res,
         cost: batch && runsCalls && !overCap ? procedures.length : 1,
       });
+      if (nested) throw new AppError('route_not_found', `no route for ${req.method} ${req.baseUrl}${target}`);
       if (unreadable !== undefined) throw unreadable;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
       if (method === 'GET' && !types.includes('subscription')) compressAnswer?.(req, res);
@@ -226,13 +229,9 @@ export function trpcMiddleware(
       }
       callers.set(res, { caller, lastEventIds });
     } catch (error) {
-      // A method tRPC does not speak at all is answered as any other path would answer it.
-      if (
-        error instanceof AppError &&
-        (error.code === 'method_not_allowed' || error.code === 'route_not_found')
-      )
-        sendError(res, error);
-      else sendTrpcError(res, error, path);
+      // Every answer under the endpoint is tRPC's, a method tRPC does not speak included (tRPC's own handler answers
+      // one with its METHOD_NOT_SUPPORTED), so that tRPC's client reads each; the `Allow` set above stays.
+      sendTrpcError(res, error, path);
       return;
     }
     // A streamed answer writes its headers before its calls settle: a mutation's would go out without what its
