@@ -17,6 +17,18 @@ export interface StreamConnection {
   signal: AbortSignal;
   /** Drops the connection: for a client that stopped reading (it reconnects and resumes from its last id). */
   close(): void;
+  /**
+   * The last event id the client's EventSource sent on reconnecting, each place it was found (named for messages),
+   * on a transport that reads it apart from the input (tRPC: its header or query parameters, while the input's own
+   * `lastEventId` is where the stream was opened). REST reads its one place, the header, into the input.
+   */
+  lastEventIds?: readonly SentPosition[] | undefined;
+}
+
+/** An event position as the client sent it: where, and its text. */
+export interface SentPosition {
+  source: string;
+  text: string;
 }
 
 /** What every operation is told about the call besides its input. */

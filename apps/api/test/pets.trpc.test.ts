@@ -300,7 +300,8 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
         });
         expect(reply.status, method).toBe(405);
         expect(reply.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
-        expect(reply.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
+        // tRPC's error shape, as every answer under /v1/trpc (test/trpc-methods.test.ts).
+        expect(errorOf(reply.body)).toMatchObject({ code: 'method_not_allowed', status: 405 });
         expect((await rawCall(server.baseUrl, '/trpc/pets.list', { method })).status).toBe(401);
       }
     });
@@ -384,7 +385,7 @@ describe.each(DATABASE_KINDS)('tRPC /v1/trpc on %s', (kind) => {
             headers: method === 'POST' ? { ...auth, 'content-type': 'application/json' } : auth,
             ...(method === 'POST' ? { body: input } : {}),
           });
-          // REST's Error body (a method tRPC does not speak), tRPC's error, or a batch's list of them.
+          // tRPC's error, or a batch's list of them.
           const body = reply.text === '' ? undefined : (parseJson(reply.text) as { code?: string });
           const codes = [body ?? []].flat().map((one) => one.code ?? errorOf(one).code);
           const code = codes.length === 0 ? undefined : [...new Set(codes)].join();

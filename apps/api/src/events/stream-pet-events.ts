@@ -1,46 +1,84 @@
 import { EventPositionTextSchema, type OperationParsedInput, type PetEvent } from '@petstore/schema';
 import { describeIssues } from '@petstore/schema/internal';
 import { operationError } from '../errors.js';
-import type { OperationContext } from '../operations.js';
+import type { OperationContext, SentPosition } from '../operations.js';
 import type { PetFeed } from './pet-feed.js';
 
-/**
- * Where a subscriber resumes: after `lastEventId` (text on both transports, decoded here), else `since`, else now.
- * Both given: a reconnect to the URL the stream was opened with, so `lastEventId` wins; one before `since` is a 400.
- * An empty one is none, as in the WHATWG HTML standard (an EventSource whose last event id is empty sends none).
- */
-function resumePosition({ since, lastEventId }: OperationParsedInput<'streamPetEvents'>): bigint | undefined {
-  if (lastEventId === undefined || lastEventId === null || lastEventId === '') return since;
-  const parsed = EventPositionTextSchema.safeParse(lastEventId);
-  if (!parsed.success) {
-    throw operationError<'streamPetEvents'>(
-      'validation_failed',
-      `Last-Event-ID (lastEventId): ${describeIssues(parsed.error, 'field', lastEventId)}`,
-    );
-  }
-  if (since !== undefined && parsed.data < since) {
-    throw operationError<'streamPetEvents'>(
-      'validation_failed',
-      `Last-Event-ID (lastEventId) ${parsed.data} is before since=${since}: the two contradict each other`,
-    );
-  }
+type StreamInput = OperationParsedInput<'streamPetEvents'>;
+
+const contradiction = (message: string) => operationError<'streamPetEvents'>('validation_failed', message);
+
+/** A position's text decoded (the one decoder, both transports); 400 naming where it came from. */
+function decoded({ source, text }: SentPosition): bigint {
+  const parsed = EventPositionTextSchema.safeParse(text);
+  if (!parsed.success) throw contradiction(`${source}: ${describeIssues(parsed.error, 'field', text)}`);
   return parsed.data;
+}
+
+/**
+ * Where a subscriber resumes, by one rule for every place a position can be given (docs/interface-decisions.md, the
+ * change feed). Positions come in the order the client set them: `since` and the input's `lastEventId` when it
+ * opened the stream, then the last event id its EventSource sends on every reconnect (REST: the header, read into
+ * the input's `lastEventId`; tRPC: the header or a query parameter, `connection.lastEventIds`). The reconnect's own
+ * places must agree (they are one EventSource's one id); a later position is never before an earlier one (the
+ * stream only moves on: a reconnect to the URL the stream was opened with sends a later id, never an earlier one).
+ * Anything else is 400 naming both; otherwise the stream resumes after the latest. An empty last event id is none,
+ * as in the WHATWG HTML standard (an EventSource whose last event id is empty sends none).
+ */
+function resumePosition(
+  { since, lastEventId }: StreamInput,
+  lastEventIds: readonly SentPosition[] | undefined,
+): bigint | undefined {
+  const chain: { source: string; position: bigint }[] = [];
+  if (since !== undefined) chain.push({ source: 'since', position: since });
+  // On REST the input's lastEventId is the header; on tRPC it is the input's field, beside the header.
+  const inputName = lastEventIds === undefined ? 'Last-Event-ID (lastEventId)' : 'lastEventId (input)';
+  if (lastEventId !== undefined && lastEventId !== null && lastEventId !== '') {
+    chain.push({ source: inputName, position: decoded({ source: inputName, text: lastEventId }) });
+  }
+  const reconnect = (lastEventIds ?? []).filter(({ text }) => text !== '');
+  const [first, ...others] = reconnect.map((sent) => ({ source: sent.source, position: decoded(sent) }));
+  for (const other of others) {
+    if (other.position !== first?.position) {
+      throw contradiction(
+        `${first?.source} ${first?.position} and ${other.source} ${other.position} differ: ` +
+          'a reconnect sends one last event id',
+      );
+    }
+  }
+  if (first !== undefined) chain.push(first);
+  for (const [index, later] of chain.entries()) {
+    const earlier = chain.slice(0, index).find(({ position }) => later.position < position);
+    if (earlier !== undefined) {
+      throw contradiction(
+        `${later.source} ${later.position} is before ${earlier.source}${earlier.source === 'since' ? '=' : ' '}` +
+          `${earlier.position}: the two contradict each other`,
+      );
+    }
+  }
+  return chain.at(-1)?.position;
 }
 
 /** streamPetEvents, the change feed's operation, over the process's feed: REST (SSE) and tRPC both call it. */
 export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
   return async (
-    input: OperationParsedInput<'streamPetEvents'>,
+    input: StreamInput,
     { caller, connection }: OperationContext,
-  ): Promise<AsyncIterable<PetEvent>> =>
-    feed.follow({
-      after: resumePosition(input),
-      // `since=0` is every event still kept; a Last-Event-ID of 0 is a position like any other (410 once pruned).
-      everythingKept: input.since === 0n && (input.lastEventId ?? '') === '',
+  ): Promise<AsyncIterable<PetEvent>> => {
+    const after = resumePosition(input, connection?.lastEventIds);
+    return feed.follow({
+      after,
+      // `since=0` is every event still kept; a last event id of 0 is a position like any other (410 once pruned).
+      everythingKept: input.since === 0n && onlySince(input, connection),
       status: input.status,
       subject: caller.subject,
       issuedKeyHash: caller.issuedKeyHash,
       signal: connection?.signal ?? new AbortController().signal,
       onStalled: connection?.close,
     });
+  };
 }
+
+/** No last event id was given anywhere (only `since`). */
+const onlySince = ({ lastEventId }: StreamInput, connection: OperationContext['connection']) =>
+  (lastEventId ?? '') === '' && (connection?.lastEventIds ?? []).every(({ text }) => text === '');

@@ -23,7 +23,11 @@ function subscribe(handle: Handle) {
     else signal?.addEventListener('abort', () => stop.abort(), { once: true });
     const events = (await handle(input, {
       caller: ctx.caller,
-      connection: { signal: stop.signal, close: () => ctx.closeConnection?.() },
+      connection: {
+        signal: stop.signal,
+        close: () => ctx.closeConnection?.(),
+        lastEventIds: ctx.lastEventIds,
+      },
     }).catch(throwTrpcError)) as AsyncIterable<{ id: bigint }>;
     try {
       for await (const event of events) yield tracked(String(event.id), event);

@@ -12,9 +12,9 @@ import { queryOf, refuseInputHeaders } from '../http/edge.js';
 import { answerOtherMethod } from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
-import { sendError, sendJsonText } from '../http/send.js';
+import { sendJsonText } from '../http/send.js';
 import { labelResponse, trpcLabel } from '../observability/operation-label.js';
-import type { Caller } from '../operations.js';
+import type { Caller, SentPosition } from '../operations.js';
 import type { AppRouter } from './router.js';
 import { trpcErrorOf } from './trpc.js';
 import { createTrpcFastPath, errorHeaders, type OutputWriters, routerProcedures } from './trpc-fast-path.js';
@@ -51,15 +51,15 @@ export function trpcMiddleware(
   appRouter: AppRouter,
   { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
 ): RequestHandler {
-  const callers = new WeakMap<ServerResponse, Caller>();
+  const callers = new WeakMap<ServerResponse, { caller: Caller; lastEventIds: SentPosition[] }>();
   const config = appRouter._def._config;
   const handler = createExpressMiddleware({
     router: appRouter,
     createContext: ({ res }) => {
-      const caller = callers.get(res);
-      if (caller === undefined) throw new Error('tRPC request without an admitted caller');
+      const admitted = callers.get(res);
+      if (admitted === undefined) throw new Error('tRPC request without an admitted caller');
       // A subscription whose client stopped reading is dropped (it resumes from its last id when it reconnects).
-      return { caller, onInternalError, closeConnection: () => res.destroy() };
+      return { ...admitted, onInternalError, closeConnection: () => res.destroy() };
     },
     // Every answer's fixed headers again, over what the adapter writes (its streams say `no-cache, no-transform`).
     responseMeta: ({ errors }) => ({
@@ -88,9 +88,11 @@ export function trpcMiddleware(
 
   return async (req, res, next) => {
     const target = req.url.split('?', 1)[0] as string;
-    // Only `<endpoint>/<procedures>`, spelt as mounted (as REST's paths are): Express matches a mount path whatever
-    // its case (`/v1/TRPC`), and the adapter would name the procedure by the last segment (`/x/pets.list`).
-    if (req.baseUrl !== TRPC_MOUNT_PATH || target.lastIndexOf('/') !== 0) return next();
+    // Only the endpoint spelt as mounted (as REST's paths are): Express matches a mount path whatever its case
+    // (`/v1/TRPC`), which is no path of ours. Under it, only `<procedures>`: the adapter would name the procedure by
+    // the last segment (`/x/pets.list`), so a deeper path is a 404 (in tRPC's shape, as every answer here).
+    if (req.baseUrl !== TRPC_MOUNT_PATH) return next();
+    const nested = target.lastIndexOf('/') !== 0;
     let path = target.slice(1);
     let batch = false;
     const method = req.method; // a HEAD is here as its GET (http/edge.ts showAsGet)
@@ -140,6 +142,7 @@ export function trpcMiddleware(
         response: res,
         cost: batch && runsCalls && !overCap ? procedures.length : 1,
       });
+      if (nested) throw new AppError('route_not_found', `no route for ${req.method} ${req.baseUrl}${target}`);
       if (unreadable !== undefined) throw unreadable;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
       if (method === 'GET' && !types.includes('subscription')) compressAnswer?.(req, res);
@@ -176,19 +179,23 @@ export function trpcMiddleware(
         const allow = allowedMethods(types);
         return sendTrpcError(res, new AppError('method_not_allowed', message, { Allow: allow }), path);
       }
-      // tRPC reads `batch` and, on a GET, `input`; anything else in the query would be ignored, and a POST's
-      // `input` in the URL would be dropped for the body's: refused, as REST refuses what it does not read.
+      // tRPC reads `batch`, on a GET `input`, and on a subscription a reconnecting EventSource's last event id
+      // (LAST_EVENT_ID_PARAMETERS); anything else in the query would be ignored, and a POST's `input` in the URL
+      // would be dropped for the body's: refused, as REST refuses what it does not read.
       const parameters = queryOf(req);
       if (parameters.batch !== undefined && !batch) {
         throw new AppError('validation_failed', 'batch must be 1 (a batch) or absent (one call)');
       }
+      const subscription = types[0] === 'subscription';
       for (const name in parameters) {
         if (name === 'batch' || (name === 'input' && method === 'GET')) continue;
+        if (subscription && LAST_EVENT_ID_PARAMETERS.includes(name)) continue;
         throw new AppError(
           'validation_failed',
           name === 'input'
             ? 'a mutation (POST) carries its input in the body only: remove the "input" query parameter'
-            : `unknown query parameter ${JSON.stringify(name.slice(0, 100))}: tRPC reads only "batch" and, on GET, "input"`,
+            : `unknown query parameter ${JSON.stringify(name.slice(0, 100))}: tRPC reads only "batch", on GET ` +
+                `"input", and on a subscription ${LAST_EVENT_ID_PARAMETERS.map((p) => `"${p}"`).join(' or ')}`,
         );
       }
       // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2); tRPC sends no
@@ -211,20 +218,20 @@ export function trpcMiddleware(
       const ctx = { caller, onInternalError };
       if (useFastPath && !streamed && (await fastPath(res, { paths: procedures, batch, inputText, ctx })))
         return;
+      // A subscription's last event id, wherever tRPC reads it, goes to the operation beside the input (which tRPC
+      // would overwrite with it), so that one rule judges every position given (stream-pet-events.ts).
+      const lastEventIds = subscription ? takeLastEventIds(req, parameters) : [];
       // tRPC's own handler reads the input from the URL again (the query holds only `batch` and `input` by now),
       // and the caller from its context.
-      if (exactQueryInput !== undefined) {
-        req.url = `${target}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(exactQueryInput)}`;
+      if (exactQueryInput !== undefined || lastEventIds.length > 0) {
+        const text = exactQueryInput ?? inputText;
+        req.url = `${target}?${batch ? 'batch=1&' : ''}${text ? `input=${encodeURIComponent(text)}` : ''}`;
       }
-      callers.set(res, caller);
+      callers.set(res, { caller, lastEventIds });
     } catch (error) {
-      // A method tRPC does not speak at all is answered as any other path would answer it.
-      if (
-        error instanceof AppError &&
-        (error.code === 'method_not_allowed' || error.code === 'route_not_found')
-      )
-        sendError(res, error);
-      else sendTrpcError(res, error, path);
+      // Every answer under the endpoint is tRPC's, a method tRPC does not speak included (tRPC's own handler answers
+      // one with its METHOD_NOT_SUPPORTED), so that tRPC's client reads each; the `Allow` set above stays.
+      sendTrpcError(res, error, path);
       return;
     }
     // A streamed answer writes its headers before its calls settle: a mutation's would go out without what its
@@ -233,6 +240,26 @@ export function trpcMiddleware(
     keepVary(res);
     return handler(req, res, next);
   };
+}
+
+/** The query parameters tRPC reads a subscription's last event id from, after the header (its getLastEventId). */
+const LAST_EVENT_ID_PARAMETERS = ['lastEventId', 'Last-Event-Id'];
+
+/**
+ * A subscription's last event id from each place tRPC reads it (the `Last-Event-ID` header, then the query
+ * parameters an EventSource that cannot send headers uses), taken off the request so that tRPC's handler does not
+ * merge one of them into the input over its own `lastEventId`.
+ */
+function takeLastEventIds(req: Request, parameters: Readonly<Record<string, string>>): SentPosition[] {
+  const sent: SentPosition[] = [];
+  const header = req.headers['last-event-id'];
+  if (header !== undefined) sent.push({ source: 'Last-Event-ID header', text: header as string });
+  delete req.headers['last-event-id'];
+  for (const name of LAST_EVENT_ID_PARAMETERS) {
+    const text = parameters[name];
+    if (text !== undefined) sent.push({ source: `${name} query parameter`, text });
+  }
+  return sent;
 }
 
 /**

@@ -5,7 +5,7 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { core } from 'zod/mini';
 import { AppError, internalError, toAppError } from '../errors.js';
-import type { Caller } from '../operations.js';
+import type { Caller, SentPosition } from '../operations.js';
 import { transformer } from './transformer.js';
 
 /** Per-request context. The caller was admitted (API key, rate limit) once for the whole HTTP request. */
@@ -15,6 +15,8 @@ export interface TrpcContext {
   onInternalError: (error: unknown, path: string | undefined) => void;
   /** Drops the HTTP connection of a subscription whose client stopped reading (absent outside HTTP). */
   closeConnection?: () => void;
+  /** A subscription's last event id as its EventSource sent it on reconnecting, each place tRPC reads it from. */
+  lastEventIds?: readonly SentPosition[];
 }
 
 /**

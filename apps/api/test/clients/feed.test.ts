@@ -163,6 +163,45 @@ describe.each(DATABASE_KINDS)('the change feed through the clients, API on %s', 
     expect(seen.map((event) => event.id)).toEqual(seen.map((event) => String(event.data.id)));
     expect(created).toHaveLength(2);
   });
+
+  it('tRPC: a subscription opened at a lastEventId resumes after a cut from the later id its EventSource sends', async () => {
+    // The input keeps the id it was opened with; the EventSource's reconnect adds a later Last-Event-ID. The later
+    // one wins (a reconnect only moves on); were any difference refused, this reconnect would end the subscription.
+    const [opened] = await createPets('Opened at', 1);
+    const position = await firstEvent(
+      rest.followPetEvents({ since: 0 }),
+      (event) => event.pet.id === opened?.id,
+    );
+    const before = await createPets('Before the cut', 2);
+    const trpc = createTrpcClient({ url: `${proxy.baseUrl}/trpc`, apiKey: TEST_API_KEY });
+    const seen: PetEvent[] = [];
+    let cut = false;
+    const after: unknown[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const subscription = trpc.pets.events.subscribe(
+        { lastEventId: String(position.id) },
+        {
+          onData: (value) => {
+            seen.push((value as unknown as { data: PetEvent }).data);
+            if (!cut && seen.length === 2) {
+              cut = true;
+              proxy.cut();
+              void createPets('After the cut', 2).then((pets) => after.push(...pets), reject);
+            }
+            if (seen.at(-1)?.pet.name === 'After the cut 2') {
+              subscription.unsubscribe();
+              resolve();
+            }
+          },
+          onError: (error) => {
+            subscription.unsubscribe();
+            reject(error);
+          },
+        },
+      );
+    });
+    expect(seen.map((event) => event.pet)).toEqual([...before, ...after]);
+  });
 });
 
 /** The first event of a follower that `matches` (then the follower is closed). */
