@@ -29,7 +29,7 @@ import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.servic
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
 import { createAccessLog, type Logger } from './logger.js';
-import { mcpRouter } from './mcp/mcp.js';
+import { MCP_ALLOW, MCP_PATH, mcpRouter } from './mcp/mcp.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RequestTracer } from './observability/request-tracer.js';
 import type { OperationHandler, OperationHandlers } from './operations.js';
@@ -91,6 +91,8 @@ const EXPOSED_HEADERS = [
   'traceresponse',
   READ_AFTER_HEADER,
 ];
+/** The methods of the routes that serve fewer than the server's, named by a CORS preflight to them. */
+const ROUTE_METHODS: ReadonlyMap<string, string> = new Map([[MCP_PATH, MCP_ALLOW]]);
 const ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
@@ -197,8 +199,14 @@ export function createApp(deps: AppDeps): express.Express {
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     };
-    // A preflight carries no credentials: answered before authentication. Any other OPTIONS is the route's.
-    const preflight = cors(options);
+    // A preflight carries no credentials: answered before authentication. Any other OPTIONS is the route's. It names
+    // the methods of the route asked about where that route serves fewer than the server (/v1/mcp: its Allow).
+    const preflight = cors((req, callback) =>
+      callback(null, {
+        ...options,
+        methods: ROUTE_METHODS.get((req as express.Request).path) ?? SERVER_METHODS,
+      }),
+    );
     const actual = cors({ ...options, preflightContinue: true });
     routes.use((req, res, next) =>
       req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined
@@ -242,7 +250,6 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError,
       onToolError: (error, tool) => logInternalError(error, { tool }),
       deprecatedTools: deps.mcpDeprecatedTools,
-      publicBaseUrl: deps.publicBaseUrl,
       // The browser origins CORS serves, and the public URLs' own (docs/interface-decisions.md, "MCP": Origin).
       allowedOrigins: [
         ...(deps.corsOrigins ?? []),

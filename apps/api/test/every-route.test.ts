@@ -160,7 +160,6 @@ describe('every path the API serves', () => {
       expect.arrayContaining([
         '/healthz',
         '/readyz',
-        '/.well-known/oauth-protected-resource/v1/mcp',
         '/v1/openapi.json',
         '/docs',
         '/docs/init.js',

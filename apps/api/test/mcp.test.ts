@@ -49,7 +49,7 @@ async function connect(server: TestServer, era: Era, apiKey: string = TEST_API_K
 function postMcp(
   baseUrl: string,
   body: string,
-  { path = '/mcp', version = '2025-06-18', headers = {} as Record<string, string> } = {},
+  { path = '/mcp', version = '2025-06-18' as string | null, headers = {} as Record<string, string> } = {},
 ) {
   return fetch(`${baseUrl}${path}`, {
     method: 'POST',
@@ -57,7 +57,7 @@ function postMcp(
       authorization: `Bearer ${TEST_API_KEY}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': version,
+      ...(version === null ? {} : { 'mcp-protocol-version': version }),
       ...headers,
     },
     body,
@@ -78,6 +78,15 @@ async function rawToolCall(
     ? text
     : (text.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice(6);
   return (JSON.parse(json) as { result: ToolAnswer }).result;
+}
+
+/** A JSON-RPC answer, whether it came as JSON or as one event of a stream. */
+async function jsonRpcAnswer(response: Response): Promise<Json> {
+  const text = await response.text();
+  const json = text.startsWith('{')
+    ? text
+    : (text.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice(6);
+  return JSON.parse(json) as Json;
 }
 
 /** A 2026-07-28 request (the official client's first): the era is in the envelope and the headers. */
@@ -287,7 +296,7 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     expect(over.structuredContent).toMatchObject({ code: 'validation_failed', status: 400 });
   });
 
-  it('refuses a request without a valid key with 401 and the protected-resource metadata to find', async () => {
+  it('refuses a request without a valid key with 401 and a Bearer challenge that points to no OAuth metadata', async () => {
     for (const authorization of [undefined, 'Bearer not-a-key-of-ours']) {
       const response = await fetch(`${server.baseUrl}/mcp`, {
         method: 'POST',
@@ -301,13 +310,9 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
       expect(response.status).toBe(401);
       const challenge = response.headers.get('www-authenticate') ?? '';
       expect(challenge).toMatch(/^Bearer realm="petstore"/);
-      const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1] ?? '';
+      // No OAuth authorization server (keys are issued out of band): MCP's metadata document would have to name one.
+      expect(challenge).not.toMatch(/resource_metadata/);
       expect((await response.json()) as Json).toMatchObject({ code: 'unauthorized', status: 401 });
-      const metadata = (await (await fetch(metadataUrl)).json()) as Json;
-      expect(metadata).toMatchObject({
-        resource: `${server.baseUrl}/mcp`,
-        bearer_methods_supported: ['header'],
-      });
     }
     // The official client surfaces the refusal at connect.
     await expect(connect(server, 'legacy', 'not-a-key-of-ours')).rejects.toThrow();
@@ -337,11 +342,28 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     const post = (path: string, body: string) => postMcp(server.baseUrl, body, { path });
     const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
     expect((await post('/mcp?x=1', ping)).status).toBe(400);
-    // Every id that is not a string or an integer within 2^53 is our Error body, however it is spelled.
-    for (const id of ['9007199254740993', '1e20', '1e300', '1e-400', '9007199254740993.5', '1.5', '-0.5']) {
+    // Every id that is not a string or an integer within 2^53 (MCP: a string or an integer, never null; JSON-RPC 2.0:
+    // no fractional part) is an invalid request, however it is spelled: JSON-RPC's -32600 with id null, HTTP 400.
+    for (const id of [
+      '9007199254740993',
+      '1e20',
+      '1e300',
+      '1e-400',
+      '9007199254740993.5',
+      '1.5',
+      '-0.5',
+      'null',
+      'true',
+      '{}',
+      '[1]',
+    ]) {
       const refused = await post('/mcp', `{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
       expect(refused.status, id).toBe(400);
-      expect(await refused.json(), id).toMatchObject({ code: 'validation_failed', message: /JSON-RPC id/ });
+      expect(await refused.json(), id).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.any(String) },
+      });
     }
     expect((await post('/mcp', '{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}')).status).toBe(200);
     for (const path of ['/mcp/', '/MCP']) expect((await post(path, ping)).status, path).toBe(404);
@@ -385,18 +407,12 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     expect((await postMcp(server.baseUrl, create, { headers: { 'if-match': '*' } })).status).toBe(200);
   });
 
-  it('serves the protected-resource metadata under a path prefix too', async () => {
+  it('serves no OAuth protected-resource metadata: MCP requires it to name an authorization server, and there is none', async () => {
     const origin = server.baseUrl.replace(/\/v1$/, '');
-    for (const path of [
-      '/.well-known/oauth-protected-resource/v1/mcp',
-      '/.well-known/oauth-protected-resource/petstore/v1/mcp',
-    ]) {
-      const response = await fetch(`${origin}${path}`);
-      expect(response.status, path).toBe(200);
-    }
-    for (const path of ['/v1/other', '/v1/mcp/', '/V1/MCP']) {
+    for (const path of ['/v1/mcp', '/petstore/v1/mcp', '']) {
       const response = await fetch(`${origin}/.well-known/oauth-protected-resource${path}`);
       expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toMatchObject({ code: 'route_not_found' });
     }
   });
 
@@ -503,7 +519,80 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
       version: '2025-03-26',
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ code: 'validation_failed', status: 400 });
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/batch/) },
+    });
+  });
+
+  it("answers a body that is no JSON with JSON-RPC's parse error, as the SDK does for one it reads", async () => {
+    for (const body of ['{"jsonrpc":', 'ping', '{"jsonrpc":"2.0","id":1,"method":"ping"']) {
+      const response = await postMcp(server.baseUrl, body);
+      expect(response.status, body).toBe(400);
+      expect(await response.json(), body).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: expect.stringMatching(/not valid JSON/) },
+      });
+    }
+  });
+
+  it('answers a request whose params do not fit its method with -32602 and its id, in words, not a schema dump', async () => {
+    const cases: [string, RegExp][] = [
+      ['{"jsonrpc":"2.0","id":1,"method":"initialize"}', /initialize.*params/],
+      ['{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}', /protocolVersion/],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/call"}', /tools\/call.*params/],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}', /name/],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}', /cursor/],
+      ['{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}', /ping.*params/],
+    ];
+    for (const [body, words] of cases) {
+      // Without the header (as an initialize comes) and with it.
+      for (const version of [null, '2025-06-18']) {
+        const response = await postMcp(server.baseUrl, body.replace('"id":1', '"id":"call-7"'), { version });
+        const answer = await jsonRpcAnswer(response);
+        expect(response.status, body).toBe(200);
+        expect(answer, body).toMatchObject({ jsonrpc: '2.0', id: 'call-7', error: { code: -32602 } });
+        const { message } = (answer as { error: { message: string } }).error;
+        expect(message, body).toMatch(words);
+        expect(message, body).not.toMatch(/[[{]|invalid_type/);
+      }
+    }
+  });
+
+  it('answers tools/list with a cursor with -32602: the list is one page, so no cursor is ever valid', async () => {
+    for (const cursor of ['bogus', '', 'eyJwYWdlIjogMn0=']) {
+      const response = await postMcp(
+        server.baseUrl,
+        JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor } }),
+      );
+      expect(response.status, cursor).toBe(200);
+      expect(await jsonRpcAnswer(response), cursor).toMatchObject({
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: -32602, message: expect.stringMatching(/cursor/) },
+      });
+    }
+    // Without one, the list; an initialize that fits is answered.
+    const list = await postMcp(server.baseUrl, '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}');
+    expect(await jsonRpcAnswer(list)).toMatchObject({ id: 4, result: { tools: expect.any(Array) } });
+  });
+
+  it("answers an MCP-Protocol-Version it does not speak with 400 and the request's own id", async () => {
+    for (const id of [1, 'abc']) {
+      const response = await postMcp(
+        server.baseUrl,
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }),
+        { version: '1999-01-01' },
+      );
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id,
+        error: { message: expect.stringMatching(/Unsupported protocol version: 1999-01-01/) },
+      });
+    }
   });
 
   it("counts MCP requests against the caller's rate limit, as REST and tRPC", async () => {
@@ -627,6 +716,22 @@ describe('MCP and the Origin header', () => {
         expect(await response.json(), label).toMatchObject({ code: 'forbidden', status: 403 });
       }
     }
+  });
+
+  it('answers a preflight with the methods /v1/mcp serves, not every method of the server', async () => {
+    const server = await start({ corsOrigins: ['https://app.example.com'] });
+    const preflight = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+    // The same list as the route's own Allow.
+    const options = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'OPTIONS',
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+    });
+    expect(options.headers.get('allow')).toBe('POST, OPTIONS');
   });
 
   it('serves any Origin when CORS_ORIGINS is *', async () => {

@@ -99,13 +99,19 @@ function mcpMessage(text: string): {
 
 /**
  * An MCP tool call's verdict: a result without isError is the success, its output in REST's form (`outputSchema`
- * says which strings are int64); an isError result carries the contract's Error body. A request refused before
- * it reaches a tool (the body reader's malformed_json) answers that Error body over HTTP, as REST does.
+ * says which strings are int64); an isError result carries the contract's Error body. A body the reader cannot
+ * parse is JSON-RPC's parse error (-32700) over HTTP 400, in the words of REST's malformed_json: counted as that.
  */
 function mcpVerdict(reply: RawReply, outputSchema: Json | undefined): Verdict {
   if (reply.status !== 200) {
-    const { code, message } = parseJson(reply.text) as { code?: string; message?: string };
-    return { status: reply.status, code, message, data: undefined };
+    const body = parseJson(reply.text) as {
+      code?: string;
+      message?: string;
+      error?: { code: number; message: string };
+    };
+    if (body.error?.code === -32700)
+      return { status: reply.status, code: 'malformed_json', message: body.error.message, data: undefined };
+    return { status: reply.status, code: body.code, message: body.message, data: undefined };
   }
   const message = mcpMessage(reply.text);
   if (message.result === undefined)

@@ -8,9 +8,12 @@ import {
   type CallToolResult,
   createMcpHandler,
   fromJsonSchema,
-  getOAuthProtectedResourceMetadataUrl,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
   type JsonSchemaType,
   McpServer,
+  PARSE_ERROR,
+  specTypeSchemas,
 } from '@modelcontextprotocol/server';
 import {
   API_BASE_PATH,
@@ -24,24 +27,20 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
-import {
-  answerOtherMethod,
-  createRouter,
-  handleError,
-  type InternalErrorSink,
-  readRoute,
-} from '../http/errors.js';
-import { answeredConditionally, refuseFalsePreconditions } from '../http/preconditions.js';
-import { requestBaseUrl } from '../http/request-base-url.js';
+import { answerOtherMethod, createRouter, handleError, type InternalErrorSink } from '../http/errors.js';
+import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { parseOr400 } from '../http/rest.js';
 import { sendJsonText } from '../http/send.js';
 import { labelResponse, MCP_LABEL } from '../observability/operation-label.js';
 import type { Caller, OperationContext } from '../operations.js';
 
-const MCP_PATH = `${API_BASE_PATH}/mcp`;
-/** Its methods: POST carries every message (stateless: no GET stream, no DELETE of a session); OPTIONS as every path. */
-const MCP_ALLOW = 'POST, OPTIONS';
+export const MCP_PATH = `${API_BASE_PATH}/mcp`;
+/**
+ * Its methods: POST carries every message (stateless: no GET stream, no DELETE of a session); OPTIONS as every path.
+ * A CORS preflight names these too (app.ts).
+ */
+export const MCP_ALLOW = 'POST, OPTIONS';
 /** The types an answer may come in: the SDK picks JSON or an event stream, so Accept must take both. */
 const MCP_ANSWER_TYPES = ['application/json', 'text/event-stream'] as const;
 /** The most a list tool's answer holds, in bytes of JSON (an agent's tool output is capped at about 25k tokens). */
@@ -59,7 +58,6 @@ export interface McpDeps {
   onToolError: (error: unknown, tool: string) => void;
   /** Serve deprecated operations (getPet) as tools too; hidden by default (MCP_DEPRECATED_TOOLS). */
   deprecatedTools?: boolean | undefined;
-  publicBaseUrl?: string | undefined;
   /**
    * The origins a browser page may call from (CORS_ORIGINS, `*` any, and the public URLs' origins): a request
    * whose Origin names another is 403. None: only requests without an Origin (agents that are no browser).
@@ -227,9 +225,10 @@ type RequestExtra = { caller: Caller; arguments?: unknown };
 // ---- HTTP ------------------------------------------------------------------------------------------------
 
 /**
- * `/v1/mcp` and its RFC 9728 protected-resource metadata. A request whose Origin is not allowed is 403 first; then
- * each is admitted by the guard before anything is read (the API key, the caller's rate limit); a refused one is
- * 401 with `WWW-Authenticate` naming the metadata. POST alone is served; other methods are answerOtherMethod's.
+ * `/v1/mcp`. A request whose Origin is not allowed is 403 first; then each is admitted by the guard before anything
+ * is read (the API key, the caller's rate limit). POST alone is served; other methods are answerOtherMethod's.
+ * No RFC 9728 protected-resource metadata is served: MCP's authorization requires it to name an OAuth authorization
+ * server, and keys are issued out of band (docs/interface-decisions.md, "MCP").
  */
 export function mcpRouter(deps: McpDeps): Router {
   const tools = toolsOf(Object.values(deps.contract ?? defaultContract), deps);
@@ -250,22 +249,6 @@ export function mcpRouter(deps: McpDeps): Router {
   const allowedOrigins = new Set(deps.allowedOrigins);
 
   const router = createRouter();
-  // RFC 9728: at `/.well-known/oauth-protected-resource` + the resource's path, which behind a path prefix (a public
-  // URL such as https://api.example.com/petstore/v1) has the prefix in it: any path that ends with ours is served.
-  readRoute(router, `/.well-known/oauth-protected-resource{/*prefix}${MCP_PATH}`, (req, res) => {
-    if (answeredConditionally(req, res)) return;
-    const base = requestBaseUrl(req, deps.publicBaseUrl);
-    sendJsonText(
-      res,
-      200,
-      JSON.stringify({
-        resource: `${base}/mcp`,
-        resource_name: 'Pet Store API (MCP)',
-        bearer_methods_supported: ['header'],
-        resource_documentation: `${base.replace(/\/v1$/, '')}/docs`,
-      }),
-    );
-  });
   router.all(MCP_PATH, async (req, res) => {
     labelResponse(res, MCP_LABEL);
     try {
@@ -279,20 +262,10 @@ export function mcpRouter(deps: McpDeps): Router {
           `a page from ${origin} may not call ${MCP_PATH}: only origins in CORS_ORIGINS or of the public URLs may`,
         );
       }
-      let caller: Caller;
-      try {
-        caller = await deps.guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
-      } catch (error) {
-        const known = toAppError(error);
-        if (known?.status !== 401) throw error;
-        const challenge = known.headers['WWW-Authenticate'] ?? 'Bearer realm="petstore"';
-        const metadata = getOAuthProtectedResourceMetadataUrl(
-          new URL(`${requestBaseUrl(req, deps.publicBaseUrl)}/mcp`),
-        );
-        throw new AppError('unauthorized', known.message, {
-          'WWW-Authenticate': `${challenge}, resource_metadata="${metadata}"`,
-        });
-      }
+      const caller = await deps.guard(authorizationOf(req), {
+        address: req.socket.remoteAddress,
+        response: res,
+      });
       if (req.method !== 'POST') return answerOtherMethod(req, res, MCP_ALLOW);
       // As on REST, nothing is ignored: the endpoint reads no query parameter.
       refuseQuery(req);
@@ -308,13 +281,16 @@ export function mcpRouter(deps: McpDeps): Router {
           `Accept must take both ${MCP_ANSWER_TYPES.join(' and ')}: the answer comes in either`,
         );
       }
-      const { value } = await readJsonBody(req, res);
+      const { value } = await readMessage(req, res);
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';
       req.headers.accept = MCP_ANSWER_TYPES.join(', ');
-      const extra: RequestExtra = { caller, arguments: checkMessage(value) };
+      const { id, arguments: sent } = checkMessage(value);
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits (the tools read `extra`).
-      const request = await toWebRequest(req, value === undefined ? undefined : JSON.parse(agentJson(value)));
+      const shown: unknown = value === undefined ? undefined : JSON.parse(agentJson(value));
+      checkParams(shown, id);
+      const extra: RequestExtra = { caller, arguments: sent };
+      const request = await toWebRequest(req, shown);
       // The caller goes to the tools as the SDK's pass-through auth info; the key itself goes nowhere.
       const response = await handler.fetch(request, {
         authInfo: { token: caller.subject, clientId: caller.subject, scopes: [], extra },
@@ -324,44 +300,151 @@ export function mcpRouter(deps: McpDeps): Router {
       response.headers.forEach((value, name) => {
         if (!FIXED_HEADERS.has(name)) res.setHeader(name, value);
       });
-      res.end(Buffer.from(await response.arrayBuffer()));
+      const body = Buffer.from(await response.arrayBuffer());
+      res.end(response.ok || id === undefined ? body : withRequestId(res, body, id));
     } catch (error) {
+      if (error instanceof JsonRpcRefusal) {
+        sendJsonText(res, error.status, JSON.stringify(error.toResponse()));
+        return;
+      }
       handleError(error, req, res, deps.onInternalError);
     }
   });
   return router;
 }
 
+// ---- JSON-RPC ------------------------------------------------------------------------------------------
+
+type RequestId = string | number;
+
 /**
- * What our layer refuses in a message before the SDK reads it, and the call's arguments exactly as sent, for the
- * tool to judge as REST would (the SDK's parse drops a `__proto__` key, and answers arguments that are not an
- * object with a protocol error).
+ * A message our layer refuses, answered as JSON-RPC 2.0 (section 5.1) since an MCP client reads the endpoint's answers
+ * as JSON-RPC: a message that could not be read (-32700) or is no valid request (-32600) with id null and HTTP 400
+ * (MCP Streamable HTTP: the server cannot accept it); a request whose params do not fit (-32602) with its id and
+ * HTTP 200, in band, as the SDK answers a handler's error.
  */
-function checkMessage(value: unknown): unknown {
+class JsonRpcRefusal extends Error {
+  constructor(
+    readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST | typeof INVALID_PARAMS,
+    message: string,
+    readonly id: RequestId | null = null,
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return this.code === INVALID_PARAMS ? 200 : 400;
+  }
+  toResponse() {
+    return { jsonrpc: '2.0', id: this.id, error: { code: this.code, message: this.message } };
+  }
+}
+
+/**
+ * The body read as REST reads one; text that is no JSON is JSON-RPC's parse error, in the reader's words (REST's
+ * malformed_json). An empty body, a wrong Content-Type, one too large stay HTTP's: there is no message to answer.
+ */
+async function readMessage(req: Parameters<typeof readJsonBody>[0], res: Parameters<typeof readJsonBody>[1]) {
+  try {
+    return await readJsonBody(req, res);
+  } catch (error) {
+    const known = toAppError(error);
+    if (known?.code === 'malformed_json') throw new JsonRpcRefusal(PARSE_ERROR, known.message);
+    throw error;
+  }
+}
+
+/**
+ * What our layer refuses in a message before the SDK reads it, the id of a request, and the call's arguments exactly as
+ * sent, for the tool to judge as REST would (the SDK's parse drops a `__proto__` key, and answers arguments that are
+ * not an object with a protocol error).
+ */
+function checkMessage(value: unknown): { id: RequestId | undefined; arguments: unknown } {
   // A JSON-RPC batch (2025-03-26 only) would carry many tool calls for one charge of the rate limit.
   if (Array.isArray(value)) {
-    throw new AppError(
-      'validation_failed',
-      'JSON-RPC batches are not accepted here: send one message per request (MCP 2025-06-18 and later have no batches)',
+    throw new JsonRpcRefusal(
+      INVALID_REQUEST,
+      'Invalid request: JSON-RPC batches are not accepted here: send one message per request (MCP 2025-06-18 and later have no batches)',
     );
   }
   const message = value as { id?: unknown; method?: unknown; params?: { arguments?: unknown } } | undefined;
-  // The answer echoes the id, and the SDK reads JSON as doubles: an integer id past 2^53 would come back changed
-  // (a bigint here, or NaN when it has more digits than parseJson keeps); one that is no integer, the SDK refuses
-  // with its own answer, not ours.
-  const id = message?.id;
-  if (typeof id === 'bigint' || (typeof id === 'number' && !Number.isSafeInteger(id))) {
-    throw new AppError(
-      'validation_failed',
-      'the JSON-RPC id must be a string or an integer within ±(2^53-1)',
+  // MCP: an id is a string or an integer, never null (JSON-RPC 2.0: it SHOULD NOT have a fractional part). The answer
+  // echoes it, and the SDK reads JSON as doubles: an integer past 2^53 would come back changed (a bigint here, or NaN
+  // when it has more digits than parseJson keeps). Each is an invalid request, answered here, whatever its spelling.
+  const id = typeof message === 'object' && message !== null && 'id' in message ? message.id : undefined;
+  if (id !== undefined && typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) {
+    throw new JsonRpcRefusal(
+      INVALID_REQUEST,
+      'Invalid request: the JSON-RPC id must be a string or an integer within ±(2^53-1)',
     );
   }
+  // The id of a request (a message with a method): what its answer carries.
+  const requestId = typeof message?.method === 'string' ? id : undefined;
   if (message?.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null)
-    return undefined;
+    return { id: requestId, arguments: undefined };
   const sent = message.params.arguments;
   // Arguments that are not an object reach the tool as sent (refused there); the SDK is shown an empty object.
   if (sent !== undefined && (typeof sent !== 'object' || sent === null || Array.isArray(sent))) {
     message.params.arguments = {};
   }
-  return sent;
+  return { id: requestId, arguments: sent };
+}
+
+/**
+ * The specification's schema of each request the endpoint serves. The SDK validates params too, but answers a
+ * mismatch with -32603 (internal error) and a dump of its schema's issues for every method but tools/call.
+ */
+const REQUEST_SCHEMAS: Readonly<Record<string, (typeof specTypeSchemas)[keyof typeof specTypeSchemas]>> = {
+  initialize: specTypeSchemas.InitializeRequest,
+  ping: specTypeSchemas.PingRequest,
+  'server/discover': specTypeSchemas.DiscoverRequest,
+  'tools/list': specTypeSchemas.ListToolsRequest,
+  'tools/call': specTypeSchemas.CallToolRequest,
+};
+
+/**
+ * A request (an id and a method) whose params do not fit its method is -32602 with its id, worded field by field.
+ * tools/list answers every tool on one page and issues no cursor, so any cursor is invalid (MCP pagination: an
+ * invalid cursor SHOULD be -32602); the SDK ignored it.
+ */
+function checkParams(shown: unknown, id: RequestId | undefined): void {
+  if (id === undefined) return;
+  const { method, params } = shown as { method?: unknown; params?: { cursor?: unknown } };
+  const schema = typeof method === 'string' ? REQUEST_SCHEMAS[method] : undefined;
+  if (schema === undefined) return;
+  const outcome = schema['~standard'].validate(shown);
+  if (outcome instanceof Promise) throw new Error(`the schema of ${method} is asynchronous`);
+  if (outcome.issues !== undefined) {
+    const issues = outcome.issues.map(({ path, message }) => {
+      const at = (path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.');
+      return `${at || 'the message'}: ${message.replace(/^Invalid input: /, '')}`;
+    });
+    throw new JsonRpcRefusal(
+      INVALID_PARAMS,
+      `Invalid params for ${method}: ${[...new Set(issues)].join('; ')}`,
+      id,
+    );
+  }
+  if (method === 'tools/list' && params?.cursor !== undefined) {
+    throw new JsonRpcRefusal(
+      INVALID_PARAMS,
+      'Invalid params for tools/list: invalid cursor: every tool is on the first page and no cursor is ever issued; send tools/list without one',
+      id,
+    );
+  }
+}
+
+/**
+ * The SDK's error answer to a request, with the request's id where the SDK wrote null (JSON-RPC 2.0: a response
+ * carries the id of the request it answers; an unsupported MCP-Protocol-Version header was answered with id null).
+ */
+function withRequestId(res: { removeHeader(name: string): void }, body: Buffer, id: RequestId): Buffer {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body; // not JSON (an event stream): as the SDK wrote it
+  }
+  if (typeof answer !== 'object' || answer === null || (answer as { id?: unknown }).id !== null) return body;
+  res.removeHeader('Content-Length');
+  return Buffer.from(JSON.stringify({ ...answer, id }));
 }
