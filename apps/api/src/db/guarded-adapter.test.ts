@@ -213,6 +213,39 @@ describe('a database that goes silent (a partition, a stopped server)', () => {
       await proxy.close();
     }
   });
+
+  it("gives pg's own query_timeout verdict (the stock part, as the oracle): the same error, the same classification", async () => {
+    const target = new URL(testDatabase.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const url = new URL(testDatabase.url);
+    url.port = String(proxy.port);
+    const stock = new pg.Pool({ connectionString: url.toString(), max: 1, query_timeout: 200 });
+    stock.on('error', () => {});
+    try {
+      const database = await openDatabase({
+        databaseUrl: url.toString(),
+        dataDir: 'memory://',
+        logger: recordingLogger([]),
+        limits: { statementTimeoutMs: 200, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 5_000 },
+      });
+      opened.push(database);
+      await database.sql.rows('SELECT 1');
+      await stock.query('SELECT 1');
+      proxy.partition();
+      const [ours, theirs] = await Promise.all([
+        database.sql.rows("SELECT 'ours'").catch((caught: unknown) => caught),
+        stock.query("SELECT 'theirs'").catch((caught: unknown) => caught),
+      ]);
+      expect(ours).toBeInstanceOf(Error);
+      expect((ours as Error).message).toBe((theirs as Error).message);
+      expect(classifyDatabaseError(ours)).toEqual(classifyDatabaseError(theirs));
+      expect(toAppError(ours)?.toBody()).toEqual(toAppError(theirs)?.toBody());
+    } finally {
+      await proxy.restore();
+      await stock.end().catch(() => {});
+      await proxy.close();
+    }
+  });
 });
 
 describe('the largest time limits the configuration accepts', () => {
