@@ -181,8 +181,9 @@ export function classifyDatabaseError(error: unknown): DatabaseUnavailable | und
 export function unavailableMessage(unavailable: DatabaseUnavailable): string {
   if (unavailable.outcomeUnknown) {
     return (
-      `the database connection was lost while the request was in flight (${unavailable.reason}): a write may or ` +
-      'may not have been applied; retry with the same Idempotency-Key, which answers either way'
+      `the database connection was lost while the request was in flight (${unavailable.reason}): a read can simply ` +
+      'be retried; a write may or may not have been applied: retry it with the same Idempotency-Key, which answers ' +
+      'either way'
     );
   }
   if (unavailable.timedOut) {

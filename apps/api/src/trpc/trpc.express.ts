@@ -142,7 +142,7 @@ export function trpcMiddleware(
         response: res,
         cost: batch && runsCalls && !overCap ? procedures.length : 1,
       });
-      if (nested) throw new AppError('route_not_found', `no route for ${req.method} ${req.baseUrl}${target}`);
+      if (nested) throw new AppError('route_not_found', `no route for ${req.method} ${pathAsSent(req)}`);
       if (unreadable !== undefined) throw unreadable;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
       if (method === 'GET' && !types.includes('subscription')) compressAnswer?.(req, res);
@@ -150,7 +150,7 @@ export function trpcMiddleware(
         // A path naming no procedure is no path, whatever the method: 404, as GET and POST get from tRPC below
         // (REST's unknown paths too), never a 204 or 405 with an `Allow` made up for it.
         if (!namesKnown) {
-          throw new AppError('route_not_found', `no route for ${req.method} ${req.baseUrl}${target}`);
+          throw new AppError('route_not_found', `no route for ${req.method} ${pathAsSent(req)}`);
         }
         return answerOtherMethod(req, res, allowedMethods(types));
       }
@@ -241,6 +241,9 @@ export function trpcMiddleware(
     return handler(req, res, next);
   };
 }
+
+/** The path as the client sent it (Express shows `/v1/trpc` to the middleware as `/`). */
+const pathAsSent = (req: Request) => req.originalUrl.split('?', 1)[0] as string;
 
 /** The query parameters tRPC reads a subscription's last event id from, after the header (its getLastEventId). */
 const LAST_EVENT_ID_PARAMETERS = ['lastEventId', 'Last-Event-Id'];
