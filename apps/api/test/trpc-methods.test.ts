@@ -55,7 +55,7 @@ describe('every method under /v1/trpc answers in tRPC shape', () => {
         }
         const body =
           method === 'POST' || takes === 'POST' ? '{"json":{"name":"m","categoryId":1}}' : undefined;
-        const reply = await rawSend(server.baseUrl, target === '' ? '/trpc' : `/trpc/${target}`, {
+        const reply = await rawSend(server.baseUrl, `/trpc/${target}`, {
           method,
           headers: body === undefined ? AUTH : { ...AUTH, 'content-type': 'application/json' },
           ...(method === 'POST' && body !== undefined ? { body } : {}),
