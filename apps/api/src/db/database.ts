@@ -68,9 +68,9 @@ export function redactUrl(url: string): string {
  * while a statement waits for its answer (a silent partition, a stopped server) is given up, the statement failing
  * with pg's own "Query read timeout" (a 503 at once, never retried: db/database-errors.ts). pg's option wraps each
  * query's callback in a new closure after the query is made, and every query's rows then outlived two scavenges:
- * 6.5 KB promoted to the old generation per list of 20 (`--trace-gc-nvp`; 0.07 KB without it), the garbage
- * collector's largest share of that route. Here: one socket timer per connection, re-armed by Node on every read
- * and write, nothing per query. Idle in the pool, a connection is left alone.
+ * 6.5 KB promoted to the old generation per list of 20 at 50 connections (`--trace-gc-nvp`; 1.7 KB without it),
+ * the garbage collector's largest share of that route. Here: one socket timer per connection, re-armed by Node on
+ * every read and write, nothing per query. Idle in the pool, a connection is left alone.
  */
 function giveUpWhenSilent(client: pg.PoolClient, ms: number): void {
   const socket = (client as unknown as pg.Client).connection.stream as Socket;
