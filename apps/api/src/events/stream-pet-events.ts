@@ -22,13 +22,14 @@ function decoded({ source, text }: SentPosition): bigint {
  * the input's `lastEventId`; tRPC: the header or a query parameter, `connection.lastEventIds`). The reconnect's own
  * places must agree (they are one EventSource's one id); a later position is never before an earlier one (the
  * stream only moves on: a reconnect to the URL the stream was opened with sends a later id, never an earlier one).
- * Anything else is 400 naming both; otherwise the stream resumes after the latest. An empty last event id is none,
- * as in the WHATWG HTML standard (an EventSource whose last event id is empty sends none).
+ * Anything else is 400 naming both; otherwise the positions given, in that order (the stream resumes after the
+ * last). An empty last event id is none, as in the WHATWG HTML standard (an EventSource whose last event id is empty
+ * sends none).
  */
-function resumePosition(
+function givenPositions(
   { since, lastEventId }: StreamInput,
   lastEventIds: readonly SentPosition[] | undefined,
-): bigint | undefined {
+): { source: string; position: bigint }[] {
   const chain: { source: string; position: bigint }[] = [];
   if (since !== undefined) chain.push({ source: 'since', position: since });
   // On REST the input's lastEventId is the header; on tRPC it is the input's field, beside the header.
@@ -56,7 +57,7 @@ function resumePosition(
       );
     }
   }
-  return chain.at(-1)?.position;
+  return chain;
 }
 
 /** streamPetEvents, the change feed's operation, over the process's feed: REST (SSE) and tRPC both call it. */
@@ -65,11 +66,12 @@ export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
     input: StreamInput,
     { caller, connection }: OperationContext,
   ): Promise<AsyncIterable<PetEvent>> => {
-    const after = resumePosition(input, connection?.lastEventIds);
+    const given = givenPositions(input, connection?.lastEventIds);
     return feed.follow({
-      after,
-      // `since=0` is every event still kept; a last event id of 0 is a position like any other (410 once pruned).
-      everythingKept: input.since === 0n && onlySince(input, connection),
+      after: given.at(-1)?.position,
+      // `since=0` (and no last event id) is every event still kept; a last event id of 0 is a position like any
+      // other (410 once pruned).
+      everythingKept: input.since === 0n && given.length === 1,
       status: input.status,
       subject: caller.subject,
       issuedKeyHash: caller.issuedKeyHash,
@@ -78,7 +80,3 @@ export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
     });
   };
 }
-
-/** No last event id was given anywhere (only `since`). */
-const onlySince = ({ lastEventId }: StreamInput, connection: OperationContext['connection']) =>
-  (lastEventId ?? '') === '' && (connection?.lastEventIds ?? []).every(({ text }) => text === '');
