@@ -25,6 +25,7 @@ import { createRouter, errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
 import { labelOtherRoutes, leaveConnectionToNode, requestContext } from './http/request-context.js';
 import { operationHeadersOf, restHandler } from './http/rest.js';
+import { compressJsonWith } from './http/send.js';
 import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
@@ -187,6 +188,7 @@ export function createApp(deps: AppDeps): express.Express {
   // middleware costs ~10 µs even when it codes nothing).
   const compress = compression();
   const compressAnswer = (req: express.Request, res: express.Response) => compress(req, res, () => {});
+  const compressJson = compressJsonWith(compress);
   routes.use(['/docs', OPENAPI_PATH], (req, res, next) => {
     compressAnswer(req, res);
     next();
@@ -222,7 +224,7 @@ export function createApp(deps: AppDeps): express.Express {
       bodyWriters: PET_BODY_WRITERS,
       onInternalError,
       publicBaseUrl: deps.publicBaseUrl,
-      compressAnswer,
+      compressAnswer: compressJson,
       eventStream: { keepAliveMs: deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs, retryMs: 1_000 },
     }),
   );
@@ -240,6 +242,7 @@ export function createApp(deps: AppDeps): express.Express {
       guard,
       onInternalError: (error, procedure) => logInternalError(error, { procedure }),
       compressAnswer,
+      compressJson,
     }),
   );
   routes.use(

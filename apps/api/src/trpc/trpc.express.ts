@@ -32,6 +32,8 @@ export interface TrpcHttpDeps {
   outputWriters?: OutputWriters | undefined;
   /** Response compression, applied to an admitted query (GET) call (app.ts says why only there). */
   compressAnswer?: ((req: Request, res: Response) => void) | undefined;
+  /** The same for an answer of JSON text (http/send.ts compressJsonWith); compressAnswer when absent. */
+  compressJson?: ((req: Request, res: Response) => void) | undefined;
 }
 
 /** Where the app mounts this middleware. */
@@ -49,7 +51,14 @@ const FIXED_RECORD: Readonly<Record<string, string>> = Object.fromEntries(FIXED_
  */
 export function trpcMiddleware(
   appRouter: AppRouter,
-  { guard, onInternalError, fastPath: useFastPath = true, outputWriters, compressAnswer }: TrpcHttpDeps,
+  {
+    guard,
+    onInternalError,
+    fastPath: useFastPath = true,
+    outputWriters,
+    compressAnswer,
+    compressJson = compressAnswer,
+  }: TrpcHttpDeps,
 ): RequestHandler {
   const callers = new WeakMap<ServerResponse, { caller: Caller; lastEventIds: SentPosition[] }>();
   const config = appRouter._def._config;
@@ -145,7 +154,9 @@ export function trpcMiddleware(
       if (nested) throw new AppError('route_not_found', `no route for ${req.method} ${pathAsSent(req)}`);
       if (unreadable !== undefined) throw unreadable;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
-      if (method === 'GET' && !types.includes('subscription')) compressAnswer?.(req, res);
+      // A streamed batch is tRPC's own answer (`no-transform`): compression as it is, without the JSON shortcut.
+      if (method === 'GET' && !types.includes('subscription'))
+        (streamed ? compressAnswer : compressJson)?.(req, res);
       if (method !== 'GET' && method !== 'POST') {
         // A path naming no procedure is no path, whatever the method: 404, as GET and POST get from tRPC below
         // (REST's unknown paths too), never a 204 or 405 with an `Allow` made up for it.
