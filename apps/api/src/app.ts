@@ -20,7 +20,7 @@ import { createPetFeed, type PetFeed } from './events/pet-feed.js';
 import { createStreamPetEvents } from './events/stream-pet-events.js';
 import { createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter, OPENAPI_PATH } from './http/docs.js';
-import { edge, SERVER_METHODS } from './http/edge.js';
+import { edge, pathOf, SERVER_METHODS } from './http/edge.js';
 import { createRouter, errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
 import { labelOtherRoutes, leaveConnectionToNode, requestContext } from './http/request-context.js';
@@ -174,7 +174,7 @@ export function createApp(deps: AppDeps): express.Express {
   const logInternalError = (error: unknown, where: Record<string, unknown>) =>
     logger.error({ err: error, ...where }, 'unhandled error');
   const onInternalError = (error: unknown, req: { method?: string | undefined; url?: string | undefined }) =>
-    logInternalError(error, { method: req.method, path: req.url?.split('?')[0] });
+    logInternalError(error, { method: req.method, path: pathOf(req.url ?? '') });
 
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
   app.use(edge(operationHeadersOf(contract)));

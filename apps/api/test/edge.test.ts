@@ -1,6 +1,8 @@
 // The edge's rules (src/http/edge.ts, docs/interface-decisions.md "The edge"), one case per rule, over raw
 // sockets against the API as production serves it. Each of these cases was seen failing before its rule.
 import { connect } from 'node:net';
+import { API_BASE_PATH, contract, type OperationContract } from '@petstore/schema';
+import { fillPath, isRestOperation, operationResponseHeaders } from '@petstore/schema/internal';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../../../tooling/vitest.shared.js';
@@ -49,6 +51,20 @@ async function send(
   const outcome = await sendRaw('127.0.0.1', server.port, request, scaled(5_000));
   if (outcome.kind !== 'response') throw new Error(`no response: ${JSON.stringify(outcome)}`);
   return outcome.response;
+}
+
+/** Sends `raw` as it is on a connection of its own; the answer once the server closes it. */
+async function exchange(raw: string, method: string): Promise<RawResponse> {
+  const socket = connect(server.port, '127.0.0.1');
+  socket.on('error', () => {});
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.write(raw);
+  await closed;
+  const response = parseResponse(Buffer.concat(chunks), method);
+  if (response === undefined) throw new Error(`no answer to ${raw.slice(0, raw.indexOf('\r'))}`);
+  return response;
 }
 
 function expectError(response: RawResponse, status: number, code: string, message?: RegExp): void {
@@ -370,6 +386,50 @@ describe('the request target is a path, on both transports', () => {
   it('a fragment or a raw non-ASCII byte in the target is 400', async () => {
     expectError(await send('GET', '/v1/pets#x', [host, auth]), 400, 'malformed_request', /#/);
     expectError(await send('GET', '/v1/pets?status=\u00e9', [host, auth]), 400, 'malformed_request');
+  });
+
+  // The path of a target ends at `?` or `#`: `/v1/pets/events#x` was refused with getPet's headers (Deprecation,
+  // Sunset, Petstore-Stability: stable) though the feed is beta, and `/v1/pets#x` with none, by the edge and by
+  // Node's parser alike (a version it refuses, headers over its size limit).
+  it("a target with a fragment is refused with its operation's headers, by the edge and by Node's parser", async () => {
+    const operations = (Object.values(contract) as OperationContract[]).filter(isRestOperation);
+    const named = [...new Set(operations.flatMap((op) => Object.keys(operationResponseHeaders(op))))];
+    const fragment = fc.string({ unit: fc.constantFrom(..."ab09-._~!$&'()*+,;=:@/?#"), maxLength: 6 });
+    const refusals = {
+      edge: { version: 'HTTP/1.1', extra: '' },
+      version: { version: 'HTTP/1.2', extra: '' },
+      oversized: { version: 'HTTP/1.1', extra: `X-Big: ${'a'.repeat(20_000)}\r\n` },
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...operations.map((op) => op.id)),
+        fc.oneof(
+          fc.constant('#'),
+          fragment.map((text) => `#${text}`),
+          fc.tuple(fragment, fragment).map(([query, text]) => `?${query.replaceAll('#', '')}#${text}`),
+        ),
+        fc.constantFrom(...(Object.keys(refusals) as (keyof typeof refusals)[])),
+        async (id, suffix, refusedBy) => {
+          const op = operations.find((operation) => operation.id === id) as (typeof operations)[number];
+          const { version, extra } = refusals[refusedBy];
+          const target = `${API_BASE_PATH}${fillPath(op.path, { petId: '1' })}${suffix}`;
+          const response = await exchange(
+            `${op.method} ${target} ${version}\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n${extra}\r\n`,
+            op.method,
+          );
+          expect(response.status, `${refusedBy} ${op.method} ${target}`).toBe(
+            refusedBy === 'oversized' ? 431 : 400,
+          );
+          const sent = Object.fromEntries(
+            named.flatMap(
+              (name) => response.headers.get(name.toLowerCase())?.map((value) => [name, value]) ?? [],
+            ),
+          );
+          expect(sent, `${refusedBy} ${op.method} ${target}`).toEqual(operationResponseHeaders(op));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   // RFC 9112 sections 3.2.4, 3.3: an absolute-form OPTIONS with an empty path is the asterisk-form (it was 404).

@@ -7,12 +7,14 @@ import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { API_BASE_PATH, contract, type OperationContract } from '@petstore/schema';
 import { fillPath, isRestOperation } from '@petstore/schema/internal';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled, timeouts } from '../../../tooling/vitest.shared.js';
 import { serveMetrics } from '../src/http/metrics-server.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { TRPC_MOUNT_PATH } from '../src/trpc/trpc.express.js';
 import { type RawRequest, sendRaw } from './reliability/raw-http.js';
+import { fuzzParameters, fuzzTimeout } from './support/fuzz.js';
 import { call } from './support/http.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
@@ -303,6 +305,99 @@ describe('every path the API serves', () => {
     expect(answers.find(({ request }) => request === `POST ${API_BASE_PATH}/mcp`)?.status).toBe(200);
     expect(answers.filter(({ connection, closed }) => connection !== 'close' || !closed)).toEqual([]);
   });
+
+  // RFC 9110 section 8.8.3: an ETag describes the selected representation, and an error is none; the API's errors are
+  // `no-store` (the document). A 412 on /docs/assets/swagger-ui.css carried the CSS file's ETag and `public,
+  // max-age=3600`: a shared cache could keep the error for an hour, or revalidate it with that tag (304) and go on
+  // serving it in place of the asset. Every routed path and every operation (REST, tRPC), each with every kind of
+  // refusal, generated values in the fields: every answer of 400 or more has no validator and says `no-store`.
+  const ERROR_KINDS = ['400', '401', '404', '405', '406', '412', '413', '415', '417'] as const;
+  it(
+    'sends no validator and Cache-Control: no-store on every error answer, of every path',
+    async () => {
+      const port = Number(new URL(root).port);
+      // A stream (the change feed, its tRPC subscription) never ends: asked with HEAD, it ends with its head.
+      const targets = [
+        ...routes()
+          .filter(({ path }) => !path.startsWith(`${API_BASE_PATH}/pets`)) // the operations, below
+          .map(({ path, read }) => ({ method: read ? 'GET' : 'POST', path })),
+        ...(Object.values(contract) as OperationContract[]).flatMap((op) => [
+          ...(isRestOperation(op)
+            ? [
+                {
+                  method: op.success.stream === undefined ? op.method : 'HEAD',
+                  path: `${API_BASE_PATH}${fillPath(op.path, { petId })}`,
+                },
+              ]
+            : []),
+          ...(op.trpc === undefined
+            ? []
+            : [
+                {
+                  method: { mutation: 'POST', query: 'GET', subscription: 'HEAD' }[op.trpc.kind],
+                  path: `${TRPC_MOUNT_PATH}/${op.trpc.router}.${op.trpc.procedure}`,
+                },
+              ]),
+        ]),
+      ];
+      const request = (
+        { method, path }: (typeof targets)[number],
+        kind: (typeof ERROR_KINDS)[number],
+        value: string,
+      ): RawRequest => {
+        const headers: [string, string][] = [['Host', '127.0.0.1']];
+        headers.push(['Authorization', `Bearer ${kind === '401' ? `not-a-key-${value}` : TEST_API_KEY}`]);
+        const sent: RawRequest = { method, target: path, headers };
+        if (kind === '400') headers.push(['Host', '127.0.0.1']); // a singleton given twice
+        if (kind === '404') sent.target = `${path}/`;
+        if (kind === '405') sent.method = 'DELETE';
+        if (kind === '406') headers.push(['Accept', `text/${value.replace(/\W/g, '') || 'x'}`]);
+        if (kind === '412') headers.push(['If-Match', `"${value.replace(/[^\x21\x23-\x7e]/g, '')}"`]);
+        if (kind === '417') headers.push(['Expect', `${value.replace(/[^\x21-\x7e]/g, '')}x`]);
+        if (method === 'POST' || kind === '413' || kind === '415') {
+          const body = Buffer.from(kind === '415' ? value : '{}');
+          headers.push(['Content-Type', kind === '415' ? 'text/plain' : 'application/json']);
+          headers.push(['Content-Length', kind === '413' ? '10000000' : String(body.length)]);
+          sent.body = body;
+          if (kind === '413') sent.incomplete = true;
+        }
+        return sent;
+      };
+      const seen = new Set<number>();
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...targets),
+          fc.constantFrom(...ERROR_KINDS),
+          fc.string({ maxLength: 8 }),
+          async (target, kind, value) => {
+            const sent = request(target, kind, value);
+            const outcome = await sendRaw('127.0.0.1', port, sent, scaled(5_000));
+            if (outcome.kind !== 'response')
+              throw new Error(`${kind} ${sent.method} ${sent.target}: ${outcome.kind}`);
+            const { status, headers } = outcome.response;
+            if (status < 400) return;
+            seen.add(status);
+            expect({
+              status,
+              etag: headers.get('etag'),
+              lastModified: headers.get('last-modified'),
+              cacheControl: headers.get('cache-control'),
+            }).toEqual({ status, etag: undefined, lastModified: undefined, cacheControl: ['no-store'] });
+          },
+        ),
+        {
+          ...fuzzParameters(150),
+          // Each kind on each target once, then generated ones.
+          examples: targets.flatMap((target) =>
+            ERROR_KINDS.map((kind) => [target, kind, 'x'] as [typeof target, typeof kind, string]),
+          ),
+        },
+      );
+      // Each kind of refusal was answered somewhere (the property saw it).
+      expect([...seen].sort()).toEqual(expect.arrayContaining(ERROR_KINDS.map(Number)));
+    },
+    fuzzTimeout(150),
+  );
 
   it('answers other methods, OPTIONS and preconditions by the one rule on each', async () => {
     const answered: unknown[] = [];

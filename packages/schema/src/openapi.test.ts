@@ -103,8 +103,9 @@ describe('OpenAPI document', () => {
       // A stable operation has no badge: Redoc marks only what is less settled.
       expect(described['x-badges'], op.id).toBeUndefined();
       for (const [status, response] of Object.entries(described.responses as Json)) {
+        // A 408 for headers that did not arrive in time cannot name its operation (the request line is unknown).
         expect(response.headers['Petstore-Stability'], `${op.id} ${status}`).toMatchObject({
-          required: true,
+          required: status !== '408',
           schema: { type: 'string' },
         });
       }

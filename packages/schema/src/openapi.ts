@@ -329,6 +329,22 @@ const EVERY_RESPONSE = refs([
 const RATE_LIMITED = refs(Object.keys(RATE_LIMIT_HEADER_CONTRACTS));
 /** Statuses answered before a request is admitted (the key check, the edge): they never carry the rate fields. */
 const BEFORE_ADMISSION = new Set(['401', '408', '417', '431']);
+/**
+ * Statuses that may be answered before the request line is known: a 408 for headers that did not arrive in time
+ * (Node's parser keeps the line until the headers end). The operation's own headers are there only when it is.
+ */
+const BEFORE_REQUEST_LINE = new Set(['408']);
+const whenKnown = (headers: Record<string, { description: string }>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, header]) => [
+      name,
+      {
+        ...header,
+        description: `${header.description} Absent when the headers did not arrive in time (the request line is then unknown).`,
+        required: false,
+      },
+    ]),
+  );
 
 /** Request headers the api reads on every operation, declared once under `components.parameters`. */
 const SHARED_PARAMETERS: Record<string, unknown> = {
@@ -455,7 +471,7 @@ function responses(
     result[status] = {
       description: `${error.description} Error codes: ${error.codes.map((code) => `\`${code}\``).join(', ')}.`,
       headers: {
-        ...common,
+        ...(BEFORE_REQUEST_LINE.has(status) ? whenKnown(common) : common),
         ...headerObjects(error.headers),
         ...(BEFORE_ADMISSION.has(status) ? {} : RATE_LIMITED),
         ...EVERY_RESPONSE,

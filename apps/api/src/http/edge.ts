@@ -66,6 +66,12 @@ function toOriginForm(req: IncomingMessage): string | undefined {
   return absolute[1];
 }
 
+/** The path of a request target: up to its query (`?`) or fragment (`#`, which checkMessage refuses). */
+export function pathOf(target: string): string {
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
 /** A percent-encoded unreserved character (RFC 3986 section 2.3): ALPHA, DIGIT, `-`, `.`, `_`, `~`. */
 const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
 
@@ -75,9 +81,11 @@ const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]
  */
 export function normalizePath(target: string): string {
   if (!target.includes('%')) return target;
-  return target.replace(/^[^?]*/, (path) =>
-    path.replace(ENCODED_UNRESERVED, (code) => String.fromCharCode(Number.parseInt(code.slice(1), 16))),
+  const path = pathOf(target);
+  const decoded = path.replace(ENCODED_UNRESERVED, (code) =>
+    String.fromCharCode(Number.parseInt(code.slice(1), 16)),
   );
+  return `${decoded}${target.slice(path.length)}`;
 }
 
 /** Puts every target in normalised origin-form before `handler` routes it, one request of a connection at a time. */

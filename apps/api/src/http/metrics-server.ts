@@ -3,7 +3,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { AppError, internalError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { guardServer } from '../server-limits.js';
-import { checkMessage, edgeListener, refuse, refuseQuery, showAsGet } from './edge.js';
+import { checkMessage, edgeListener, pathOf, refuse, refuseQuery, showAsGet } from './edge.js';
 import { answerOtherMethod, READ_ALLOW } from './errors.js';
 import { answeredConditionally } from './preconditions.js';
 import { sendError } from './send.js';
@@ -18,7 +18,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
     if (req.method === 'HEAD') showAsGet(res);
     const refused = checkMessage(req);
     if (refused !== undefined) return refuse(res, refused);
-    const path = (req.url ?? '').split('?', 1)[0];
+    const path = pathOf(req.url ?? '');
     try {
       if (path !== '*' && path !== '/metrics') {
         throw new AppError('route_not_found', 'no route here: the only one is GET /metrics');

@@ -14,6 +14,7 @@ import {
 import type { RequestTracer } from '../observability/request-tracer.js';
 import { callerOf } from './auth.js';
 import { OPENAPI_PATH } from './docs.js';
+import { pathOf } from './edge.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -89,8 +90,7 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
         span?.end(label, status, callerOf(res));
       }
       if (accessLog !== undefined) {
-        const queryStart = url.indexOf('?');
-        let path = queryStart === -1 ? url : url.slice(0, queryStart);
+        let path = pathOf(url);
         if (path.length > LOGGED_PATH_MAX) path = `${path.slice(0, LOGGED_PATH_MAX)}…`;
         accessLog(requestId, method, path, status, ms, span?.traceId, callerOf(res));
       }

@@ -21,7 +21,7 @@ import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observabili
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { checkHead, readJsonBody } from './body.js';
-import { type HeadersOf, queryOf, refuseQuery } from './edge.js';
+import { type HeadersOf, pathOf, queryOf, refuseQuery } from './edge.js';
 import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
 import { answeredConditionally, refuseFalsePreconditions } from './preconditions.js';
@@ -53,8 +53,7 @@ function compilePaths(operations: readonly OperationContract[]) {
 
 /** The path of `url` that matches it, with the path's raw parameter segments, and the headers of its answers. */
 function match(paths: ReturnType<typeof compilePaths>, method: string, url: string) {
-  const queryStart = url.indexOf('?');
-  const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+  const pathname = pathOf(url);
   for (const route of paths) {
     const found = route.pattern.exec(pathname);
     if (found === null) continue;

@@ -8,7 +8,7 @@ import vary from 'vary';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
-import { queryOf, refuseInputHeaders } from '../http/edge.js';
+import { pathOf, queryOf, refuseInputHeaders } from '../http/edge.js';
 import { answerOtherMethod } from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
@@ -96,7 +96,7 @@ export function trpcMiddleware(
   };
 
   return async (req, res, next) => {
-    const target = req.url.split('?', 1)[0] as string;
+    const target = pathOf(req.url);
     // Only the endpoint spelt as mounted (as REST's paths are): Express matches a mount path whatever its case
     // (`/v1/TRPC`), which is no path of ours. Under it, only `<procedures>`: the adapter would name the procedure by
     // the last segment (`/x/pets.list`), so a deeper path is a 404 (in tRPC's shape, as every answer here).
@@ -254,7 +254,7 @@ export function trpcMiddleware(
 }
 
 /** The path as the client sent it (Express shows `/v1/trpc` to the middleware as `/`). */
-const pathAsSent = (req: Request) => req.originalUrl.split('?', 1)[0] as string;
+const pathAsSent = (req: Request) => pathOf(req.originalUrl);
 
 /** The query parameters tRPC reads a subscription's last event id from, after the header (its getLastEventId). */
 const LAST_EVENT_ID_PARAMETERS = ['lastEventId', 'Last-Event-Id'];

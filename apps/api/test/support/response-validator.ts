@@ -170,8 +170,8 @@ async function createResponseValidator(documentText: string): Promise<ResponseVa
       return found;
     },
     operationOf(method, target) {
-      const query = target.indexOf('?');
-      const path = query === -1 ? target : target.slice(0, query);
+      const end = target.search(/[?#]/); // the path ends at the query or the fragment
+      const path = end === -1 ? target : target.slice(0, end);
       try {
         return api.router.matchOperation({
           method: method === 'HEAD' ? 'get' : method.toLowerCase(),
