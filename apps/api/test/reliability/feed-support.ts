@@ -343,8 +343,10 @@ export async function readOutbox(
 }
 
 /**
- * Waits until every pet of a finished transaction has its event: creating a pet writes none, and a hub's sequencer
- * writes them in commit order when it next reads (woken, or at its poll). False on timeout.
+ * Waits until every committed pet has its event: creating a pet writes none, and a hub's sequencer writes them in
+ * commit order when it next reads (woken, or at its poll). Every pet this statement sees is committed; not only those
+ * below the cluster's oldest running transaction (the sequencer's own bound), which a transaction of another test's
+ * database holds back: the wait then ended with the newest pets still unnumbered. False on timeout.
  */
 export async function waitUntilSequenced(databaseUrl: string, timeoutMs: number): Promise<boolean> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -354,8 +356,7 @@ export async function waitUntilSequenced(databaseUrl: string, timeoutMs: number)
     for (;;) {
       const { rows } = await client.query<{ n: number }>(
         `select count(*)::int as n from pets p, pet_event_horizon h
-         where (p.txid, p.id) > (h.sequenced_txid, h.sequenced_pet_id)
-           and p.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
+         where (p.txid, p.id) > (h.sequenced_txid, h.sequenced_pet_id)`,
       );
       if ((rows[0]?.n ?? 0) === 0) return true;
       if (Date.now() > deadline) return false;
