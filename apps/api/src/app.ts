@@ -18,10 +18,10 @@ import type { Sql } from './db/sql.js';
 import { silentWakeups } from './db/wakeups.js';
 import { createPetFeed, type PetFeed } from './events/pet-feed.js';
 import { createStreamPetEvents } from './events/stream-pet-events.js';
-import { createAccessGuard, createKeyVerifier } from './http/auth.js';
+import { type AccessGuard, createAccessGuard, createKeyVerifier } from './http/auth.js';
 import { createDocsRouter, OPENAPI_PATH } from './http/docs.js';
-import { edge, pathOf, SERVER_METHODS } from './http/edge.js';
-import { createRouter, errorHandler, routeNotFound } from './http/errors.js';
+import { edge, pathOf } from './http/edge.js';
+import { corsPreflights, createRouter, errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
 import { labelOtherRoutes, leaveConnectionToNode, requestContext } from './http/request-context.js';
 import { operationHeadersOf, restHandler } from './http/rest.js';
@@ -30,10 +30,10 @@ import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.servic
 import { createRateLimitStore } from './limits/rate-limit.store.js';
 import { createFailureLimiter, createRateLimiter } from './limits/rate-limiter.js';
 import { createAccessLog, type Logger } from './logger.js';
-import { MCP_ALLOW, MCP_PATH, mcpRouter } from './mcp/mcp.js';
+import { mcpRouter } from './mcp/mcp.js';
 import type { Metrics } from './observability/metrics.js';
 import type { RequestTracer } from './observability/request-tracer.js';
-import type { OperationHandler, OperationHandlers } from './operations.js';
+import type { Caller, OperationHandler, OperationHandlers } from './operations.js';
 import { PET_BODY_WRITERS, PET_SUPERJSON_WRITERS } from './pets/pets.json.js';
 import { createPetsService } from './pets/pets.service.js';
 import { createAppRouter } from './trpc/router.js';
@@ -92,8 +92,6 @@ const EXPOSED_HEADERS = [
   'traceresponse',
   READ_AFTER_HEADER,
 ];
-/** The methods of the routes that serve fewer than the server's, named by a CORS preflight to them. */
-const ROUTE_METHODS: ReadonlyMap<string, string> = new Map([[MCP_PATH, MCP_ALLOW]]);
 const ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
@@ -111,6 +109,35 @@ const ALLOWED_HEADERS = [
   'trpc-accept', // tRPC's streaming link (httpBatchStreamLink)
   'Last-Event-ID',
 ];
+
+/** The caller of a CORS preflight, which no operation sees (none is an OPTIONS). */
+const PREFLIGHT_CALLER: Caller = { subject: 'cors-preflight' };
+
+/**
+ * CORS when origins are configured: the fields of every answer, and a preflight's, set where its route answers it
+ * (answerOtherMethod) with the path's methods. The package takes any OPTIONS for a preflight: the empty lists keep
+ * a preflight's fields off every other answer.
+ */
+function corsOf(origins: readonly string[] | undefined) {
+  if (origins === undefined || origins.length === 0) return undefined;
+  const answer: cors.CorsOptions = {
+    origin: origins.includes('*') ? '*' : [...origins],
+    exposedHeaders: EXPOSED_HEADERS,
+    methods: [],
+    allowedHeaders: [],
+    preflightContinue: true,
+  };
+  const preflight = (allow: string) =>
+    cors({ ...answer, methods: allow, allowedHeaders: ALLOWED_HEADERS, maxAge: 600 });
+  return {
+    answer: cors(answer),
+    preflight: ((req, res, next) => {
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined)
+        corsPreflights.set(res, (allow) => preflight(allow)(req, res, () => {}));
+      next();
+    }) satisfies express.RequestHandler,
+  };
+}
 
 /** The domain layer every transport calls: the pets service, and the change feed's stream. */
 export function createOperationHandlers(
@@ -159,7 +186,7 @@ export function createApp(deps: AppDeps): express.Express {
     find: createIssuedKeyLookup(deps.sql),
   });
   const limit = deps.rateLimitPerMinute;
-  const guard = createAccessGuard(
+  const admit = createAccessGuard(
     verifyKey,
     limit === undefined
       ? {}
@@ -171,17 +198,28 @@ export function createApp(deps: AppDeps): express.Express {
           failures: createFailureLimiter({ limit }),
         },
   );
+  // A CORS preflight carries no credentials (Fetch): admitted without a key or a charge. Its route answers it as the
+  // OPTIONS it is (no operation is an OPTIONS): answerOtherMethod, or the 403 or 404 any method gets there.
+  const guard: AccessGuard = (authorization, request) =>
+    request?.response !== undefined && corsPreflights.has(request.response)
+      ? Promise.resolve(PREFLIGHT_CALLER)
+      : admit(authorization, request);
   const logInternalError = (error: unknown, where: Record<string, unknown>) =>
     logger.error({ err: error, ...where }, 'unhandled error');
   const onInternalError = (error: unknown, req: { method?: string | undefined; url?: string | undefined }) =>
     logInternalError(error, { method: req.method, path: pathOf(req.url ?? '') });
 
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
+  // CORS, as docs/operations.md says: the fields of every answer before the edge, so that its refusals carry them
+  // too; a preflight is told apart once the edge has read the message (a refused one gets the refusal).
+  const crossOrigin = corsOf(deps.corsOrigins);
+  if (crossOrigin !== undefined) app.use(crossOrigin.answer);
   app.use(edge(operationHeadersOf(contract)));
   // A router of its own after the edge: Express's app router keeps the scheme and host of an absolute-form target
   // it started with; this one starts from the origin-form the edge made of it.
   const routes = createRouter();
   app.use(routes);
+  if (crossOrigin !== undefined) routes.use(crossOrigin.preflight);
   const replicas = deps.replicas;
   if (replicas !== undefined) routes.use((req, res, next) => replicas.withRequest(req, res, next));
   // Only the answers that can be large are compressed, once admitted (docs/operations.md, "Compression": the
@@ -193,29 +231,6 @@ export function createApp(deps: AppDeps): express.Express {
     compressAnswer(req, res);
     next();
   });
-  if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) {
-    const options: cors.CorsOptions = {
-      origin: deps.corsOrigins.includes('*') ? '*' : [...deps.corsOrigins],
-      methods: SERVER_METHODS, // not the package's default list, which names PUT, PATCH and DELETE
-      allowedHeaders: ALLOWED_HEADERS,
-      exposedHeaders: EXPOSED_HEADERS,
-      maxAge: 600,
-    };
-    // A preflight carries no credentials: answered before authentication. Any other OPTIONS is the route's. It names
-    // the methods of the route asked about where that route serves fewer than the server (/v1/mcp: its Allow).
-    const preflight = cors((req, callback) =>
-      callback(null, {
-        ...options,
-        methods: ROUTE_METHODS.get((req as express.Request).path) ?? SERVER_METHODS,
-      }),
-    );
-    const actual = cors({ ...options, preflightContinue: true });
-    routes.use((req, res, next) =>
-      req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined
-        ? preflight(req, res, next)
-        : actual(req, res, next),
-    );
-  }
   routes.use(
     restHandler({
       handlers,

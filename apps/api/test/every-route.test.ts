@@ -16,35 +16,8 @@ import { TRPC_MOUNT_PATH } from '../src/trpc/trpc.express.js';
 import { type RawRequest, sendRaw } from './reliability/raw-http.js';
 import { fuzzParameters, fuzzTimeout } from './support/fuzz.js';
 import { call } from './support/http.js';
+import { routedPaths } from './support/routed-paths.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
-
-/** What Express's router keeps of a route (Express 5, the `router` package): enough to list the GET paths. */
-interface Layer {
-  route?: { path: string; methods: Record<string, boolean> };
-  handle?: { stack?: Layer[] };
-}
-
-/** A value for each parameter a route's path has (`/docs/assets/:file`). */
-const SAMPLES: Readonly<Record<string, string>> = { file: 'favicon.png' };
-
-/**
- * Every path a route of `stack` serves, and whether it serves GET: optional parts (`{/*prefix}`) left out,
- * parameters from SAMPLES.
- */
-function routedPaths(stack: readonly Layer[]): { path: string; read: boolean }[] {
-  return stack.flatMap((layer) => {
-    if (layer.handle?.stack !== undefined) return routedPaths(layer.handle.stack);
-    if (layer.route === undefined) return [];
-    const read = layer.route.methods.get === true;
-    return [
-      layer.route.path.replace(/\{[^}]*\}/g, '').replace(/[:*](\w+)/g, (_match, name: string) => {
-        const sample = SAMPLES[name];
-        if (sample === undefined) throw new Error(`no sample value for :${name} in ${layer.route?.path}`);
-        return sample;
-      }),
-    ].map((path) => ({ path, read }));
-  });
-}
 
 const methodsOf = (allow: string | null) => (allow ?? '').split(',').map((method) => method.trim());
 
@@ -147,14 +120,7 @@ describe('every path the API serves', () => {
     await server?.close();
   });
 
-  const routes = () => [
-    ...routedPaths((server.app as unknown as { router: { stack: Layer[] } }).router.stack),
-    // The REST operations are one handler (restHandler) compiled from the contract: their paths come from it.
-    ...(Object.values(contract) as OperationContract[])
-      .filter(isRestOperation)
-      .filter((op) => op.method === 'GET')
-      .map((op) => ({ path: `${API_BASE_PATH}${fillPath(op.path, { petId })}`, read: true })),
-  ];
+  const routes = () => routedPaths(server.app, petId);
   const paths = () => routes().map(({ path }) => path);
 
   it('lists the routes as the app has them', () => {

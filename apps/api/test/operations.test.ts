@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { applyPendingMigrations, listMigrationNames, migrateIfNeeded } from '@petstore/migrations';
+import { contract, type OperationContract, trpcPath } from '@petstore/schema';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
@@ -10,9 +11,13 @@ import { createApp } from '../src/app.js';
 import { openDatabase } from '../src/db/database.js';
 import { createApiKeysService } from '../src/keys/api-keys.service.js';
 import { createLogger } from '../src/logger.js';
+import { MCP_PATH } from '../src/mcp/mcp.js';
+import { TRPC_MOUNT_PATH } from '../src/trpc/trpc.express.js';
+import { sendRaw } from './reliability/raw-http.js';
 import { atStartOfRateWindow, call, expectError } from './support/http.js';
 import { openMigratedMemoryDatabase } from './support/memory-database.js';
 import { rawSend } from './support/raw-send.js';
+import { routedPaths } from './support/routed-paths.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import {
   DATABASE_KINDS,
@@ -451,6 +456,162 @@ describe('CORS when origins are configured', () => {
     expect(options.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect((await call(server.baseUrl, '/pets', { method: 'OPTIONS', apiKey: null })).status).toBe(401);
     expect((await call(server.baseUrl, '/nope', { method: 'OPTIONS' })).status).toBe(404);
+  });
+
+  // Every routed path (the app's router, the contract's REST paths, every tRPC procedure), asked from an allowed and a
+  // foreign origin with a preflight, a plain OPTIONS and the other methods. A preflight named the server's methods on
+  // every path but /v1/mcp, lacked getPet's headers, and was 204 on /v1/mcp from a foreign origin (every other method
+  // there is 403); a plain OPTIONS carried Access-Control-Allow-Methods. The route's own answer is the oracle: its
+  // keyed OPTIONS without Origin (its Allow, its operation's headers).
+  it("answers every path's preflight with the path's own Allow and headers, and no other answer with either", async () => {
+    const port = Number(new URL(server.baseUrl).port);
+    const send = async (method: string, path: string, headers: [string, string][]) => {
+      const outcome = await sendRaw('127.0.0.1', port, {
+        method,
+        target: path,
+        headers: [['Host', '127.0.0.1'], ...headers],
+      });
+      if (outcome.kind !== 'response') throw new Error(`${method} ${path}: ${outcome.kind}`);
+      const { status, headers: fields, body } = outcome.response;
+      const field = (name: string) => fields.get(name)?.join(', ') ?? null;
+      const code =
+        body.length > 0 && /^application\/json/.test(field('content-type') ?? '')
+          ? (JSON.parse(body.toString()) as { code?: string }).code
+          : undefined;
+      return { status, code, field };
+    };
+    const key: [string, string] = ['Authorization', `Bearer ${TEST_API_KEY}`];
+    const allowed = 'https://app.example.com';
+    const paths = [
+      ...routedPaths(server.app, '1'),
+      ...(Object.values(contract) as OperationContract[]).flatMap(({ trpc }) =>
+        trpc === undefined
+          ? []
+          : [{ path: `${TRPC_MOUNT_PATH}/${trpcPath({ trpc })}`, stream: trpc.kind === 'subscription' }],
+      ),
+    ];
+    const answered: unknown[] = [];
+    const ruled: unknown[] = [];
+    for (const { path, stream } of paths) {
+      const own = await send('OPTIONS', path, [key]);
+      const allow = own.field('allow');
+      const headers = ['petstore-stability', 'deprecation', 'sunset', 'link'].map((name) => own.field(name));
+      expect({ path, status: own.status }).toEqual({ path, status: 204 });
+      const kinds = ['preflight', 'OPTIONS', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE'].filter(
+        (kind) => !(stream && (kind === 'GET' || kind === 'HEAD')),
+      );
+      for (const origin of [allowed, 'https://evil.example']) {
+        for (const kind of kinds) {
+          const preflight = kind === 'preflight';
+          const reply = await send(
+            preflight ? 'OPTIONS' : kind,
+            path,
+            preflight
+              ? [
+                  ['Origin', origin],
+                  ['Access-Control-Request-Method', 'POST'],
+                ]
+              : [key, ['Origin', origin]],
+          );
+          const refused = origin !== allowed && path === MCP_PATH;
+          const vary = (reply.field('vary') ?? '').toLowerCase().split(/, */);
+          answered.push({
+            path,
+            origin,
+            kind,
+            status: preflight || kind === 'OPTIONS' || refused ? reply.status : undefined,
+            code: refused ? reply.code : undefined,
+            allowOrigin: reply.field('access-control-allow-origin'),
+            varyOrigin: vary.includes('origin'),
+            allowMethods: reply.field('access-control-allow-methods'),
+            allowHeaders: reply.field('access-control-allow-headers') !== null,
+            allow: reply.status === 405 || reply.status === 204 ? reply.field('allow') : allow,
+            headers: ['petstore-stability', 'deprecation', 'sunset', 'link'].map((name) => reply.field(name)),
+          });
+          ruled.push({
+            path,
+            origin,
+            kind,
+            status: refused ? 403 : preflight || kind === 'OPTIONS' ? 204 : undefined,
+            code: refused && kind !== 'HEAD' ? 'forbidden' : undefined,
+            allowOrigin: origin === allowed ? allowed : null,
+            varyOrigin: true,
+            allowMethods: preflight && !refused ? allow : null,
+            allowHeaders: preflight && !refused,
+            allow,
+            headers,
+          });
+        }
+      }
+    }
+    expect(answered).toEqual(ruled);
+  });
+
+  // The edge's refusals carry the CORS fields (the document declares them on every answer): a page of an allowed
+  // origin reads the Error body instead of a network error. A preflight the edge refuses is the edge's refusal, not a
+  // preflight's answer.
+  it('answers with the CORS fields when the edge refuses, on every routed path, preflights included', async () => {
+    const port = Number(new URL(server.baseUrl).port);
+    const allowed = 'https://app.example.com';
+    const refusals: { name: string; status: number; headers: [string, string][] }[] = [
+      { name: 'a bad Petstore-Read-After', status: 400, headers: [['Petstore-Read-After', 'nonsense']] },
+      {
+        name: 'a repeated X-Request-Id',
+        status: 400,
+        headers: [
+          ['X-Request-Id', 'a'],
+          ['X-Request-Id', 'b'],
+        ],
+      },
+      { name: 'an Expect other than 100-continue', status: 417, headers: [['Expect', 'nonsense']] },
+      {
+        name: 'over 100 header fields',
+        status: 431,
+        headers: Array.from({ length: 100 }, (_, index): [string, string] => [`X-Field-${index}`, 'x']),
+      },
+    ];
+    const answered: unknown[] = [];
+    const ruled: unknown[] = [];
+    for (const { path } of [...routedPaths(server.app, '1'), { path: `${TRPC_MOUNT_PATH}/pets.list` }]) {
+      for (const { name, status, headers } of refusals) {
+        for (const preflight of [false, true]) {
+          const outcome = await sendRaw('127.0.0.1', port, {
+            method: preflight ? 'OPTIONS' : 'GET',
+            target: path,
+            headers: [
+              ['Host', '127.0.0.1'],
+              ['Origin', allowed],
+              preflight
+                ? ['Access-Control-Request-Method', 'GET']
+                : ['Authorization', `Bearer ${TEST_API_KEY}`],
+              ...headers,
+            ],
+          });
+          if (outcome.kind !== 'response') throw new Error(`${path} ${name}: ${outcome.kind}`);
+          const fields = outcome.response.headers;
+          answered.push({
+            path,
+            name,
+            preflight,
+            status: outcome.response.status,
+            allowOrigin: fields.get('access-control-allow-origin')?.join(', '),
+            varyOrigin: (fields.get('vary') ?? []).join(', ').toLowerCase().split(/, */).includes('origin'),
+            preflightAnswer:
+              fields.has('access-control-allow-methods') || fields.has('access-control-allow-headers'),
+          });
+          ruled.push({
+            path,
+            name,
+            preflight,
+            status,
+            allowOrigin: allowed,
+            varyOrigin: true,
+            preflightAnswer: false,
+          });
+        }
+      }
+    }
+    expect(answered).toEqual(ruled);
   });
 });
 

@@ -55,14 +55,22 @@ export function routeNotFound(guard: AccessGuard): RequestHandler {
 }
 
 /**
+ * The CORS preflights to answer, by response (app.ts, once the edge has read them, when origins are configured): each
+ * sets its fields given the methods of its path.
+ */
+export const corsPreflights = new WeakMap<object, (allow: string) => void>();
+
+/**
  * A method a path that exists does not serve: OPTIONS is 204 with `Allow`, anything else throws the 405. Every path
- * answers OPTIONS, so `allow` names it (RFC 9110 section 10.2.1).
+ * answers OPTIONS, so `allow` names it (RFC 9110 section 10.2.1). A CORS preflight is answered here too, with the same
+ * methods, and whatever its route answers other methods first (a 403, a 404) answers it too.
  */
 export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('Allow', allow);
   if (req.method !== 'OPTIONS') {
     throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`);
   }
+  corsPreflights.get(res)?.(allow);
   res.statusCode = 204;
   res.end();
 }

@@ -38,9 +38,9 @@ import type { Caller, OperationContext } from '../operations.js';
 export const MCP_PATH = `${API_BASE_PATH}/mcp`;
 /**
  * Its methods: POST carries every message (stateless: no GET stream, no DELETE of a session); OPTIONS as every path.
- * A CORS preflight names these too (app.ts).
+ * A CORS preflight is told these too (answerOtherMethod), once its Origin is allowed.
  */
-export const MCP_ALLOW = 'POST, OPTIONS';
+const MCP_ALLOW = 'POST, OPTIONS';
 /** The types an answer may come in: the SDK picks JSON or an event stream, so Accept must take both. */
 const MCP_ANSWER_TYPES = ['application/json', 'text/event-stream'] as const;
 /** The most a list tool's answer holds, in bytes of JSON (an agent's tool output is capped at about 25k tokens). */
@@ -252,9 +252,9 @@ export function mcpRouter(deps: McpDeps): Router {
   router.all(MCP_PATH, async (req, res) => {
     labelResponse(res, MCP_LABEL);
     try {
-      // MCP Streamable HTTP (2025-11-25, Security Warning): an Origin present and not allowed is 403, never judged
-      // by Host (a page that rebinds a name to the api sends an Origin and a Host that agree). Before the key: a
-      // page of another site learns nothing, not even whether a key it guessed is one.
+      // MCP Streamable HTTP (2025-11-25, Security Warning): an Origin present and not allowed is 403, on a CORS
+      // preflight too, never judged by Host (a page that rebinds a name to the api sends an Origin and a Host that
+      // agree). Before the key: a page of another site learns nothing, not even whether a key it guessed is one.
       const { origin } = req.headers;
       if (origin !== undefined && !allowedOrigins.has('*') && !allowedOrigins.has(origin)) {
         throw new AppError(

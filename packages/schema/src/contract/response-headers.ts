@@ -40,20 +40,28 @@ export const SECURITY_HEADER_CONTRACTS: Readonly<Record<string, FixedHeaderContr
 /** The header that carries the request id, sent back on every answer. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
+/**
+ * The answers that carry no CORS field: the HTTP parser's, given before any header field is read, so before there is
+ * an `Origin` to judge (docs/interface-decisions.md, "The edge").
+ */
+const WITHOUT_CORS =
+  'Never on what the HTTP parser refuses before reading the header fields: a `400` for a message that is not ' +
+  'HTTP/1.1, a `408`, a `431` for a request line and headers over the size limit, a `501` for an unknown method.';
+
 /** Headers any answer of any operation may carry, by the deployment's settings or the request's. */
 export const OPTIONAL_RESPONSE_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract>> = {
   Vary: {
     description:
       '`Accept-Encoding` on the answers of a paged read (which may be compressed), and `Origin` when the ' +
-      'deployment allows browser origins (CORS).',
+      `deployment allows browser origins (CORS), the edge's refusals included. ${WITHOUT_CORS}`,
     required: false,
   },
   'Access-Control-Allow-Origin': {
-    description: 'CORS: the calling origin, when the deployment allows it (CORS_ORIGINS).',
+    description: `CORS: the calling origin, when the deployment allows it (CORS_ORIGINS), on every answer, the edge's refusals included. ${WITHOUT_CORS}`,
     required: false,
   },
   'Access-Control-Expose-Headers': {
-    description: 'CORS: the response headers a page may read, when the deployment allows its origin.',
+    description: `CORS: the response headers a page may read, when the deployment allows its origin. ${WITHOUT_CORS}`,
     required: false,
   },
   traceresponse: {
