@@ -1,6 +1,7 @@
 // One rule for a JSON text wherever the api reads one (a body on REST, tRPC and MCP, a tRPC GET's `?input=`): one
 // byte order mark at its start is ignored (RFC 8259 section 8.1); one anywhere else outside a string (a second at
-// the start, one between tokens) is malformed JSON; U+FEFF inside a string, raw or escaped, is data.
+// the start, one between tokens) is malformed JSON; U+FEFF inside a string, raw or escaped, is data. And a tRPC
+// input that marks a number field as a superjson bigint is told so, not told its value is out of range.
 import { type ApiError, ErrorSchema } from '@petstore/schema';
 import fc from 'fast-check';
 import superjson from 'superjson';
@@ -187,4 +188,35 @@ describe.each(DATABASE_KINDS)('a JSON text on %s', (kind) => {
     },
     fuzzTimeout(30),
   );
+
+  it('tells a tRPC caller that marks a number field as a bigint what is wrong', async () => {
+    for (const [procedure, limit] of [
+      ['pets.list', 10],
+      ['pets.page', 10],
+      ['pets.list', 1000],
+    ] as const) {
+      const input = `{"json":{"limit":"${limit}"},"meta":{"values":{"limit":["bigint"]}}}`;
+      const reply = await call(server.baseUrl, `/trpc/${procedure}?input=${encodeURIComponent(input)}`);
+      expect(reply.status).toBe(400);
+      expect(trpcError(reply.body)).toEqual({
+        code: 'validation_failed',
+        status: 400,
+        message: 'limit: must be a JSON number, not a bigint (drop its superjson "bigint" annotation)',
+      });
+    }
+    // A number a plain JSON input spells past 2^53 is read as a bigint too, and is out of range: said so.
+    const big = await call(
+      server.baseUrl,
+      `/trpc/pets.list?input=${encodeURIComponent('{"json":{"limit":9007199254740993}}')}`,
+    );
+    expect(trpcError(big.body)?.message).toBe('limit: must be an integer between 1 and 100');
+    // The annotations a tRPC input may carry, as the message names them: `number` is one.
+    const date = await call(
+      server.baseUrl,
+      `/trpc/pets.list?input=${encodeURIComponent('{"json":{"limit":"x"},"meta":{"values":{"limit":["Date"]}}}')}`,
+    );
+    expect(trpcError(date.body)?.message).toBe(
+      'limit: tRPC input annotations may only mark bigint, number or undefined values',
+    );
+  });
 });
