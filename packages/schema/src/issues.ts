@@ -31,10 +31,16 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
  * wrong one by `input` when given, else by zod's English message.
  */
 function ownMessage(issue: z.core.$ZodIssue, input: unknown, hasInput: boolean): string {
-  if (issue.code !== 'invalid_type' || !issue.message.startsWith('Invalid input')) return issue.message;
-  const missing = hasInput
-    ? valueAt(input, issue.path) === undefined
-    : issue.message.endsWith('received undefined');
+  if (issue.code !== 'invalid_type') return issue.message;
+  const value = hasInput ? valueAt(input, issue.path) : undefined;
+  // A number field (`limit`) given a bigint a double holds exactly: only a superjson "bigint" annotation makes one
+  // (JSON's and a URL's integers are read as numbers up to 2^53), whatever message the field's schema has (its
+  // range's, which 10 is in). A bigint past 2^53 is out of every such range, and its message says so.
+  if (issue.expected === 'number' && typeof value === 'bigint' && Number.isSafeInteger(Number(value))) {
+    return 'must be a JSON number, not a bigint (drop its superjson "bigint" annotation)';
+  }
+  if (!issue.message.startsWith('Invalid input')) return issue.message;
+  const missing = hasInput ? value === undefined : issue.message.endsWith('received undefined');
   return missing ? 'is required' : `must be ${EXPECTED[issue.expected] ?? issue.expected}`;
 }
 

@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { integerOfText, parseJson, stringifyJson } from './json.js';
 
 describe('int64-exact JSON', () => {
+  it('ignores one byte order mark at the start of a text, and no other (RFC 8259 section 8.1)', () => {
+    expect(parseJson('\uFEFF{"a":1}')).toEqual({ a: 1 });
+    expect(() => parseJson('\uFEFF\uFEFF{"a":1}')).toThrow(SyntaxError);
+    expect(() => parseJson('{"a":\uFEFF1}')).toThrow(SyntaxError);
+    expect(parseJson('\uFEFF{"a":"\uFEFF\\ufeff"}')).toEqual({ a: '\uFEFF\uFEFF' });
+  });
+
   it('keeps integers beyond 2^53 exact where JSON.parse rounds them', () => {
     const text = '{"categoryId":9007199254740993}';
     expect((JSON.parse(text) as { categoryId: number }).categoryId).toBe(9007199254740992);

@@ -46,7 +46,16 @@ export function integerOfText(text: string): number | bigint | undefined {
 }
 
 /**
- * `JSON.parse`, with every integer exact and every object key given once:
+ * The JSON text `text` carries, by the one rule for a byte order mark wherever a JSON text is read (a body on
+ * every transport, a tRPC `?input=`, a reply): one U+FEFF at its start is no part of it (RFC 8259 section 8.1 lets
+ * a reader ignore it); any other outside a string (a second one, one between tokens) stays, and is malformed JSON.
+ */
+export function jsonTextOf(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * `JSON.parse` of {@link jsonTextOf}'s text, with every integer exact and every object key given once:
  * - an integer too large for a double (beyond ±2^53) becomes an exact `bigint` instead of a rounded `number`;
  * - a number whose text is not exactly the integer its double holds (`4.0000000000000000001` and `1e-400`, which
  *   `JSON.parse` turns into 4 and 0) becomes `NaN`, which no integer schema accepts: exact or refused, never
@@ -57,8 +66,9 @@ export function integerOfText(text: string): number | bigint | undefined {
  * Its errors are `SyntaxError`s. On a runtime without the reviver's source text (Node < 22) it throws the
  * {@link assertExactJsonSupport} error rather than round silently.
  */
-export function parseJson(text: string): unknown {
+export function parseJson(sent: string): unknown {
   requireExactJson();
+  const text = jsonTextOf(sent);
   const value = JSON.parse(text, revive as (this: unknown, key: string, value: unknown) => unknown);
   if (typeof value === 'object' && value !== null) {
     const duplicate = findDuplicateKey(text);

@@ -169,4 +169,11 @@ describe('classifyDatabaseError', () => {
     expect(unavailableMessage(refused)).toMatch(/unavailable \(57P03\); nothing was applied/);
     expect(unavailableMessage(slow)).toMatch(/did not answer in time \(57014\); nothing was applied/);
   });
+
+  it('tells the client that an exhausted id sequence is no outage a retry outlives', () => {
+    const full = classifyDatabaseError(pgError('2200H'));
+    expect(full).toMatchObject({ reason: '2200H', outcomeUnknown: false, timedOut: false, full: true });
+    if (!full) throw new Error('expected a verdict');
+    expect(unavailableMessage(full)).toMatch(/id sequence reached its maximum.*until an operator acts/);
+  });
 });

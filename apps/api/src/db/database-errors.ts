@@ -22,6 +22,8 @@ export interface DatabaseUnavailable {
   outcomeUnknown: boolean;
   /** A statement time limit (statement_timeout, the client's query timeout) was hit. */
   timedOut: boolean;
+  /** The database can store no new row of this kind until an operator acts: a retry fails the same way. */
+  full?: true;
 }
 
 type Verdict = Omit<DatabaseUnavailable, 'reason'>;
@@ -29,6 +31,7 @@ const NOT_RUN: Verdict = { outcomeUnknown: false, timedOut: false };
 const LOST: Verdict = { outcomeUnknown: true, timedOut: false };
 const NOT_RUN_IN_TIME: Verdict = { outcomeUnknown: false, timedOut: true };
 const LOST_IN_TIME: Verdict = { outcomeUnknown: true, timedOut: true };
+const FULL: Verdict = { outcomeUnknown: false, timedOut: false, full: true };
 
 /** The verdict `table` has for `key`, a string that came from an error (never an Object.prototype member). */
 const lookUp = (
@@ -63,6 +66,7 @@ const SQLSTATES: Readonly<Record<string, Verdict>> = {
   '55000': NOT_RUN, // object_not_in_prerequisite_state: the database does not accept connections (ALLOW_CONNECTIONS false)
   '3F000': NOT_RUN, // invalid_schema_name
   '42P01': NOT_RUN, // undefined_table: only our own statements name tables, so our schema is missing
+  '2200H': FULL, // sequence_generator_limit_exceeded: an id sequence (pets_id_seq) reached its maximum
 };
 
 // Prisma's own codes with that meaning: P1001 cannot reach the server, P1002 and P1008 timed out, P1003 the
@@ -179,6 +183,12 @@ export function classifyDatabaseError(error: unknown): DatabaseUnavailable | und
 
 /** The message of the 503 a client gets: what happened, and what a retry does. */
 export function unavailableMessage(unavailable: DatabaseUnavailable): string {
+  if (unavailable.full) {
+    return (
+      `the database cannot store a new row (${unavailable.reason}: an id sequence reached its maximum); nothing ` +
+      'was applied, and a retry fails the same way until an operator acts (docs/operations.md); reads still work'
+    );
+  }
   if (unavailable.outcomeUnknown) {
     return (
       `the database connection was lost while the request was in flight (${unavailable.reason}): a read can simply ` +

@@ -71,7 +71,7 @@ function checkAnnotations(json: unknown, values: unknown): void {
     const where = segments.length > 0 ? `${segments.join('.')}: ` : '';
     const type = Array.isArray(annotation) && annotation.length === 1 ? annotation[0] : undefined;
     if (type !== 'bigint' && type !== 'number' && type !== 'undefined') {
-      throw refused(`${where}tRPC input annotations may only mark bigint (or undefined) values`);
+      throw refused(`${where}tRPC input annotations may only mark bigint, number or undefined values`);
     }
     // superjson would drop it silently. (Parsed JSON holds no undefined: undefined is a missing field.)
     const target = valueAt(json, segments);

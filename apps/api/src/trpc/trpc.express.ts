@@ -222,8 +222,10 @@ export function trpcMiddleware(
         req.headers['content-type'] = 'application/json';
       } else if (inputText) {
         // (tRPC reads an empty `input=` as no input.)
-        const value = parseJsonText(inputText, 'query parameter "input"');
-        exactQueryInput = checkTrpcInputs(value, batch, procedures.length);
+        const read = parseJsonText(inputText, 'query parameter "input"');
+        exactQueryInput =
+          checkTrpcInputs(read.value, batch, procedures.length) ??
+          (read.text === inputText ? undefined : read.text);
         inputText = exactQueryInput ?? inputText;
       }
       const ctx = { caller, onInternalError };

@@ -87,7 +87,9 @@ const COMMON_ERRORS = {
     codes: ['internal_error'],
   },
   503: {
-    description: 'The database is unreachable; retry after the indicated delay.',
+    description:
+      'The database cannot serve the request now: unreachable, restarting, or (for a create) out of ids, which ' +
+      'lasts until an operator acts; the message says which. Retry after the indicated delay.',
     codes: ['service_unavailable'],
     headers: { 'Retry-After': RETRY_AFTER },
   },
