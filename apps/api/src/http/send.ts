@@ -36,7 +36,7 @@ export function sendError(res: ServerResponse, error: AppError): void {
 /**
  * `compress` (the `compression` middleware) on a JSON answer, but not for a request without Accept-Encoding: such a
  * request gets the body as it is from compression too, which then only adds `Vary: Accept-Encoding`; its per-response
- * wrapper was about 17% of a list request's CPU (docs/development.md, the ledger; compression is the oracle of
+ * wrapper was 7-16% of a list request's CPU (docs/development.md, the ledger; compression is the oracle of
  * send.test.ts).
  */
 export const compressJsonWith =
