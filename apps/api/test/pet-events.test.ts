@@ -174,7 +174,10 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
   });
 
   it('follows from now without a position, and filters by status', async () => {
-    await create('before');
+    // A pet created before, and numbered before the follow: a write of another test's database held open on the same
+    // cluster delays the numbering past the follow (docs/operations.md, the documented exception; src/events/
+    // pet-feed.test.ts covers a round running as the follow starts), and the pet was then delivered.
+    await position();
     const fromNow = await follow('/pets/events');
     const sold = await follow('/pets/events?status=sold');
     // The streams are open once their headers arrived; a pet created from here on is theirs.
