@@ -5,7 +5,7 @@ import { type ApiError, ErrorSchema } from '@petstore/schema';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
-import { mcpToolCall } from './support/fuzz-inputs.js';
+import { MCP_POST_HEADERS, mcpToolCall } from './support/fuzz-inputs.js';
 import { call, expectError } from './support/http.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
@@ -71,12 +71,7 @@ describe.each(DATABASE_KINDS)('an exhausted id sequence on %s', (kind) => {
   it('refuses it on MCP with the same Error', async () => {
     const response = await fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${TEST_API_KEY}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, ...MCP_POST_HEADERS },
       body: mcpToolCall('createPet', '{"name":"Rex","categoryId":1}'),
     });
     const text = await response.text();

@@ -8,7 +8,7 @@ import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
 import { fuzzParameters, fuzzTimeout } from './support/fuzz.js';
-import { mcpToolCall } from './support/fuzz-inputs.js';
+import { MCP_POST_HEADERS, mcpToolCall } from './support/fuzz-inputs.js';
 import { call, expectError, type Reply } from './support/http.js';
 import { DATABASE_KINDS, startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
@@ -97,12 +97,7 @@ const transports: Record<
     const leading = text.match(/^\uFEFF*/)?.[0] ?? '';
     const response = await fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${TEST_API_KEY}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, ...MCP_POST_HEADERS },
       body: Buffer.from(leading + mcpToolCall('createPet', text.slice(leading.length)), 'utf8'),
     });
     const answered = await response.text();

@@ -110,3 +110,10 @@ export const plainEnvelope = (value: unknown): string =>
  */
 export const mcpToolCall = (tool: string, argumentsText: string): string =>
   `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${argumentsText}}}`;
+
+/** The headers of a stateless MCP POST any HTTP client can send (the 2025 form: no session, no handshake first). */
+export const MCP_POST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+};
