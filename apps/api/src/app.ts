@@ -198,12 +198,17 @@ export function createApp(deps: AppDeps): express.Express {
           failures: createFailureLimiter({ limit }),
         },
   );
+  const crossOrigin = corsOf(deps.corsOrigins);
   // A CORS preflight carries no credentials (Fetch): admitted without a key or a charge. Its route answers it as the
-  // OPTIONS it is (no operation is an OPTIONS): answerOtherMethod, or the 403 or 404 any method gets there.
-  const guard: AccessGuard = (authorization, request) =>
-    request?.response !== undefined && corsPreflights.has(request.response)
-      ? Promise.resolve(PREFLIGHT_CALLER)
-      : admit(authorization, request);
+  // OPTIONS it is (no operation is an OPTIONS): answerOtherMethod, or the 403 or 404 any method gets there. Without
+  // CORS there is no preflight to tell apart, and nothing is looked up per request.
+  const guard: AccessGuard =
+    crossOrigin === undefined
+      ? admit
+      : (authorization, request) =>
+          request?.response !== undefined && corsPreflights.has(request.response)
+            ? Promise.resolve(PREFLIGHT_CALLER)
+            : admit(authorization, request);
   const logInternalError = (error: unknown, where: Record<string, unknown>) =>
     logger.error({ err: error, ...where }, 'unhandled error');
   const onInternalError = (error: unknown, req: { method?: string | undefined; url?: string | undefined }) =>
@@ -212,7 +217,6 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestContext({ accessLog: createAccessLog(logger), metrics: deps.metrics, tracer: deps.tracer }));
   // CORS, as docs/operations.md says: the fields of every answer before the edge, so that its refusals carry them
   // too; a preflight is told apart once the edge has read the message (a refused one gets the refusal).
-  const crossOrigin = corsOf(deps.corsOrigins);
   if (crossOrigin !== undefined) app.use(crossOrigin.answer);
   app.use(edge(operationHeadersOf(contract)));
   // A router of its own after the edge: Express's app router keeps the scheme and host of an absolute-form target
