@@ -23,7 +23,7 @@ import { createDocsRouter, OPENAPI_PATH } from './http/docs.js';
 import { edge, pathOf } from './http/edge.js';
 import { corsPreflights, createRouter, errorHandler, routeNotFound } from './http/errors.js';
 import { createHealth, type Health } from './http/health.js';
-import { labelOtherRoutes, leaveConnectionToNode, requestContext } from './http/request-context.js';
+import { answerRules, labelOtherRoutes, requestContext } from './http/request-context.js';
 import { operationHeadersOf, restHandler } from './http/rest.js';
 import { compressJsonWith } from './http/send.js';
 import { createIssuedKeyLookup, ISSUED_KEY_PREFIX } from './keys/api-keys.service.js';
@@ -176,7 +176,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  leaveConnectionToNode(app.response);
+  answerRules(app.response);
   const service = createOperationHandlers(deps);
   const handlers: OperationHandlers =
     deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };

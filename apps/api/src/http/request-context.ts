@@ -30,21 +30,47 @@ export const FIXED_HEADERS: ReadonlyMap<string, string> = new Map(
   SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]),
 );
 
-const { setHeader, appendHeader } = ServerResponse.prototype;
+const { setHeader, appendHeader, writeHead } = ServerResponse.prototype;
 const isConnection = (name: string) => name.length === 10 && name.toLowerCase() === 'connection';
 /** Node's own test of a `Connection` field for `close` (lib/_http_outgoing.js RE_CONN_CLOSE). */
 const CLOSE = /(?:^|\W)close(?:$|\W)/i;
+const NO_STORE = (SECURITY_HEADER_CONTRACTS['Cache-Control'] as { value: string }).value;
+/** What an error answer must not carry: a validator or a freshness of its own. */
+const NOT_ON_ERRORS = new Set(['etag', 'last-modified', 'cache-control', 'expires']);
+
+type Fields = Parameters<ServerResponse['writeHead']>[1];
+
+/** The fields given to `writeHead` (an object or a flat list: every answer has fields set before), without NOT_ON_ERRORS. */
+function withoutValidators(fields: Fields): Fields {
+  if (typeof fields !== 'object' || fields === null) return fields;
+  const kept = (name: unknown) => !NOT_ON_ERRORS.has(String(name).toLowerCase());
+  if (!Array.isArray(fields))
+    return Object.fromEntries(Object.entries(fields).filter(([name]) => kept(name)));
+  const flat: unknown[] = [];
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    if (kept(fields[index])) flat.push(fields[index], fields[index + 1]);
+  }
+  return flat as never;
+}
 
 /**
- * Whether a connection is kept after an answer is Node's to say, from the request and its own state (RFC 9112
- * section 9.6: closed when the request says `Connection: close`); a `Connection` field a handler sets overrides it.
- * The MCP SDK sets `keep-alive` on its answers, so a client that asked to close was kept until the keep-alive
- * timeout. On `response` (the app's prototype of every response) the field is never set, whoever sets it: one that
- * says `close` (a refusal whose body may still arrive) is Node's `shouldKeepAlive = false`, which writes the field
- * itself; any other is dropped. Fields enter an answer through these two, writeHead's own too once the answer has
- * one (requestContext sets X-Request-Id first on every answer).
+ * The rules every answer keeps, whoever writes it (our handlers, Express, tRPC's adapter, the MCP SDK), set on
+ * `response` (the app's prototype of every response, http.Server's too: server-limits.ts messageClasses):
+ *
+ * - Whether a connection is kept after an answer is Node's to say, from the request and its own state (RFC 9112
+ *   section 9.6: closed when the request says `Connection: close`); a `Connection` field a handler sets overrides
+ *   it. The MCP SDK sets `keep-alive` on its answers, so a client that asked to close was kept until the
+ *   keep-alive timeout. So the field is never set, whoever sets it: one that says `close` (a refusal whose body may
+ *   still arrive) is Node's `shouldKeepAlive = false`, which writes the field itself; any other is dropped. Fields
+ *   enter an answer through these two, writeHead's own too once the answer has one (requestContext sets
+ *   X-Request-Id first on every answer).
+ * - An error (4xx, 5xx) describes no representation (RFC 9110 section 8.8.3) and is never stored, whatever the
+ *   route or library set for its success (the documentation's `ETag` and `max-age`): no validator, `no-store`.
+ *   Every answer's head goes out through `writeHead` (Node's implicit head included), so no writer can skip it.
  */
-export function leaveConnectionToNode(response: Pick<ServerResponse, 'setHeader' | 'appendHeader'>): void {
+export function answerRules(
+  response: Pick<ServerResponse, 'setHeader' | 'appendHeader' | 'writeHead'>,
+): void {
   function connection(this: ServerResponse, value: unknown) {
     if (CLOSE.test(String(value))) this.shouldKeepAlive = false;
     return this;
@@ -55,6 +81,15 @@ export function leaveConnectionToNode(response: Pick<ServerResponse, 'setHeader'
   response.appendHeader = function (this: ServerResponse, name, value) {
     return isConnection(name) ? connection.call(this, value) : appendHeader.call(this, name, value);
   };
+  response.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+    if (status >= 400) {
+      for (const name of NOT_ON_ERRORS) this.removeHeader(name);
+      setHeader.call(this, 'Cache-Control', NO_STORE);
+      const last = rest.length - 1;
+      if (last >= 0 && typeof rest[last] === 'object') rest[last] = withoutValidators(rest[last] as Fields);
+    }
+    return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
+  } as ServerResponse['writeHead'];
 }
 
 export interface RequestObservers {

@@ -1,24 +1,15 @@
 import type { ServerResponse } from 'node:http';
-import { SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppError } from '../errors.js';
 
 // Written on Node's ServerResponse: Express's `res.send` re-derives type, charset, ETag and freshness every call.
 
-const NO_STORE = (SECURITY_HEADER_CONTRACTS['Cache-Control'] as { value: string }).value;
-
 /**
  * Sends JSON text that is already serialised (the hot routes' bodies, every error answer). HEAD gets the headers
- * only. An error (4xx, 5xx) describes no representation (RFC 9110 section 8.8.3) and is never stored, whatever the
- * route set for its success (the documentation's ETag and max-age): no validator, `no-store`.
+ * only. (An error's head loses any validator on the way out: request-context.ts answerRules.)
  */
 export function sendJsonText(res: ServerResponse, status: number, text: string): void {
   res.statusCode = status;
-  if (status >= 400) {
-    res.removeHeader('ETag');
-    res.removeHeader('Last-Modified');
-    res.setHeader('Cache-Control', NO_STORE);
-  }
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);

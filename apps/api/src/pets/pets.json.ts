@@ -48,20 +48,31 @@ function isWritablePet(value: unknown): value is Pet {
   );
 }
 
-/** The `json` part of a pet, and its bigint paths under `prefix` (`""` or `"3."`) for `meta`. */
-function petSuperjsonParts(pet: Pet, prefix: string): [json: string, meta: string] {
+/** The `json` part of a pet in superjson's envelope: its int64 values as digit strings. */
+function petSuperjsonJson(pet: Pet): string {
   const status = pet.status === undefined ? '' : `,"status":${JSON.stringify(pet.status)}`;
-  return [
-    `{"id":"${pet.id}","name":${JSON.stringify(pet.name)},"categoryId":"${pet.categoryId}"${status}}`,
-    `"${prefix}id":["bigint"],"${prefix}categoryId":["bigint"]`,
-  ];
+  return `{"id":"${pet.id}","name":${JSON.stringify(pet.name)},"categoryId":"${pet.categoryId}"${status}}`;
+}
+
+/** The bigint paths of a pet under `prefix` (`""` or `"3."`), as `meta.values` lists them. */
+const petMeta = (prefix: string) => `"${prefix}id":["bigint"],"${prefix}categoryId":["bigint"]`;
+
+/** `meta` of a list of `length` pets: the same text for every list of that length, so each is written once. */
+const listMetas: string[] = [];
+const LIST_METAS_KEPT = 128;
+function listMeta(length: number): string {
+  let meta = listMetas[length];
+  if (meta === undefined) {
+    meta = Array.from({ length }, (_, index) => petMeta(`${index}.`)).join(',');
+    if (length < LIST_METAS_KEPT) listMetas[length] = meta;
+  }
+  return meta;
 }
 
 /** A Pet in superjson's wire format, or undefined when the value is not exactly a Pet. */
 export function petSuperjson(value: unknown): string | undefined {
   if (!isWritablePet(value)) return undefined;
-  const [json, meta] = petSuperjsonParts(value, '');
-  return `{"json":${json},"meta":{"values":{${meta}},"v":1}}`;
+  return `{"json":${petSuperjsonJson(value)},"meta":{"values":{${petMeta('')}},"v":1}}`;
 }
 
 /** A list of Pets in superjson's wire format, or undefined when the value is not exactly that. */
@@ -69,15 +80,12 @@ export function petsSuperjson(value: unknown): string | undefined {
   if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return undefined;
   if (value.length === 0) return '{"json":[]}';
   let json = '';
-  let meta = '';
   for (let index = 0; index < value.length; index++) {
     const pet: unknown = value[index];
     if (!isWritablePet(pet)) return undefined;
-    const [petText, petMeta] = petSuperjsonParts(pet, `${index}.`);
-    json += index === 0 ? petText : `,${petText}`;
-    meta += index === 0 ? petMeta : `,${petMeta}`;
+    json += index === 0 ? petSuperjsonJson(pet) : `,${petSuperjsonJson(pet)}`;
   }
-  return `{"json":[${json}],"meta":{"values":{${meta}},"v":1}}`;
+  return `{"json":[${json}],"meta":{"values":{${listMeta(value.length)}},"v":1}}`;
 }
 
 /** The tRPC writers, by the contract's name for the body they write; other outputs use the generic transformer. */
