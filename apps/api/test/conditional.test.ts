@@ -5,9 +5,12 @@
 // they are (absent, `*`, a list of tags, malformed): the model does not parse them. One database (PGlite): the
 // rules are the HTTP layer's; the server checks every answer against the document, as everywhere.
 import { connect } from 'node:net';
+import { API_BASE_PATH } from '@petstore/schema';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { timeouts } from '../../../tooling/vitest.shared.js';
+import { scaled, timeouts } from '../../../tooling/vitest.shared.js';
+import { sendRaw } from './reliability/raw-http.js';
+import { MCP_POST_HEADERS } from './support/fuzz-inputs.js';
 import { rawSend } from './support/raw-send.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from './support/test-server.js';
 
@@ -138,13 +141,60 @@ describe('conditional requests and codings (RFC 9110), generated', () => {
     return target.status;
   }
 
-  it('answers 415 before 412: what is decided without the content comes first (RFC 9110 section 13.2.1)', async () => {
-    const reply = await rawSend(server.baseUrl, '/pets', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'text/plain', 'if-match': '"x"' },
-      body: 'x',
-    });
-    expect(reply.status).toBe(415);
+  // RFC 9110 section 13.2.1: a precondition is ignored where the answer without it would not be a 2xx, so what is
+  // decided from a write's head (415, 413, and MCP's 406) beats a false precondition, on every transport's write:
+  // the order was REST's alone (tRPC and MCP answered 412).
+  it('answers a write head refusal before 412 on REST, tRPC and MCP (RFC 9110 section 13.2.1)', async () => {
+    const port = Number(new URL(origin).port);
+    const writes = [
+      { target: `${API_BASE_PATH}/pets`, headers: [] as [string, string][] },
+      { target: `${API_BASE_PATH}/trpc/pets.create`, headers: [] as [string, string][] },
+      {
+        target: `${API_BASE_PATH}/mcp`,
+        headers: [['Accept', MCP_POST_HEADERS.accept]] as [string, string][],
+      },
+    ];
+    const refusals = [
+      { status: 415, headers: [['Content-Type', 'text/plain']], incomplete: false },
+      { status: 413, headers: [['Content-Type', 'application/json']], incomplete: true },
+      {
+        status: 406,
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['Accept', 'text/html'],
+        ],
+        incomplete: false,
+      },
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...writes),
+        fc.constantFrom(...refusals),
+        fc.constantFrom(...FIELDS.filter(({ kind }) => kind !== 'absent')),
+        fc.constantFrom('If-Match', 'If-None-Match'),
+        async (write, refusal, field, name) => {
+          // 406 is MCP's alone: REST and tRPC answer JSON whatever Accept says.
+          if (refusal.status === 406 && !write.target.endsWith('/mcp')) return;
+          const body = Buffer.from('{}');
+          const headers: [string, string][] = [
+            ['Host', '127.0.0.1'],
+            ['Authorization', `Bearer ${TEST_API_KEY}`],
+            ...write.headers.filter(([header]) => !refusal.headers.some(([other]) => other === header)),
+            ...(refusal.headers as [string, string][]),
+            ['Content-Length', refusal.incomplete ? '10000000' : String(body.length)],
+            [name, field.kind === 'star' ? '*' : field.text('"x"')],
+          ];
+          const outcome = await sendRaw(
+            '127.0.0.1',
+            port,
+            { method: 'POST', target: write.target, headers, body, incomplete: refusal.incomplete },
+            scaled(5_000),
+          );
+          expect(outcome.kind === 'response' ? outcome.response.status : outcome.kind).toBe(refusal.status);
+        },
+      ),
+      { seed: 1321, numRuns: 120 },
+    );
   });
 
   /** One request as raw bytes (repeated header lines), on a connection of its own: the whole answer's text. */

@@ -3,6 +3,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import varyOn from 'vary';
 import { AppError } from '../errors.js';
+import { checkHead } from './body.js';
 
 /** One entity tag of a field: `W/"xyz"` is `{ weak: true, opaque: 'xyz' }`. */
 interface EntityTag {
@@ -75,8 +76,14 @@ const preconditionFailed = (currentTag: string | undefined) =>
     }`,
   );
 
-/** A request's preconditions before its content is read and anything is applied: a false one throws the 412. */
-export function refuseFalsePreconditions(req: IncomingMessage): void {
+/**
+ * A request's preconditions before its content is read and anything is applied: a false one throws the 412. Called
+ * once everything else decided without the content is (RFC 9110 section 13.2.1: preconditions are ignored where the
+ * answer without them would not be a 2xx), so a request that carries `content` has its head judged first here (415,
+ * 413: http/body.ts checkHead): one order on every transport.
+ */
+export function refuseFalsePreconditions(req: IncomingMessage, { content }: { content: boolean }): void {
+  if (content) checkHead(req);
   if (evaluatePreconditions(req.method as string, req.headers) === 'failed')
     throw preconditionFailed(undefined);
 }

@@ -20,7 +20,7 @@ import { AppError } from '../errors.js';
 import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observability/operation-label.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
-import { checkHead, readJsonBody } from './body.js';
+import { readJsonBody } from './body.js';
 import { type HeadersOf, pathOf, queryOf, refuseQuery } from './edge.js';
 import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
@@ -99,8 +99,7 @@ async function readInput(
   }
   if (query === undefined) refuseQuery(req);
   else Object.assign(input, parseOr400(query, queryOf(req), 'query parameter'));
-  if (body !== undefined) checkHead(req);
-  if (op.method !== 'GET') refuseFalsePreconditions(req);
+  if (op.method !== 'GET') refuseFalsePreconditions(req, { content: body !== undefined });
   if (body !== undefined) {
     const parsed = parseOr400(body.schema, (await readJsonBody(req, res)).value, 'field');
     // A body is the whole input when it is the only part; otherwise its fields join the others.

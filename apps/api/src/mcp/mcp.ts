@@ -270,8 +270,6 @@ export function mcpRouter(deps: McpDeps): Router {
       // As on REST, nothing is ignored: the endpoint reads no query parameter.
       refuseQuery(req);
       refuseInputHeaders(req, "the tool's arguments");
-      // A false precondition stops the message before it is read (RFC 9110 section 13.2.2), as on REST and tRPC.
-      refuseFalsePreconditions(req);
       // Express's negotiation alone decides (RFC 9110 12.5.1: no Accept takes any type, q=0 refuses): the SDK only
       // looks for the names in the text (`text/event-stream;q=0` passed), and on its 2026-07-28 path not at all.
       // Known from the head: refused before the body is read (and before 100 Continue).
@@ -281,6 +279,8 @@ export function mcpRouter(deps: McpDeps): Router {
           `Accept must take both ${MCP_ANSWER_TYPES.join(' and ')}: the answer comes in either`,
         );
       }
+      // A false precondition stops the message before it is read (RFC 9110 section 13.2.2), as on REST and tRPC.
+      refuseFalsePreconditions(req, { content: true });
       const { value } = await readMessage(req, res);
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';

@@ -211,7 +211,7 @@ export function trpcMiddleware(
       }
       // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2); tRPC sends no
       // entity tags, and `If-None-Match: *` on a query is no 304 (a batch's calls may fail; nothing is cached).
-      refuseFalsePreconditions(req);
+      refuseFalsePreconditions(req, { content: method === 'POST' });
       let inputText = parameters.input;
       let exactQueryInput: string | undefined;
       if (method === 'POST') {
