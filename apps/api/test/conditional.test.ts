@@ -170,7 +170,9 @@ describe('conditional requests and codings (RFC 9110), generated', () => {
       fc.asyncProperty(
         fc.constantFrom(...writes),
         fc.constantFrom(...refusals),
-        fc.constantFrom(...FIELDS.filter(({ kind }) => kind !== 'absent')),
+        fc.constantFrom(
+          ...FIELDS.filter((field): field is Exclude<Field, { kind: 'absent' }> => field.kind !== 'absent'),
+        ),
         fc.constantFrom('If-Match', 'If-None-Match'),
         async (write, refusal, field, name) => {
           // 406 is MCP's alone: REST and tRPC answer JSON whatever Accept says.

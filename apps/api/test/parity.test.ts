@@ -7,7 +7,7 @@
 // other transports) must agree. How each REST input maps to a tRPC input: docs/interface-decisions.md "REST and tRPC
 // inputs"; to an MCP tool's arguments: src/mcp/mcp.ts (the tRPC input, int64 also as digits).
 import { parseJson } from '@petstore/schema';
-import { integerOfText } from '@petstore/schema/internal';
+import { integerOfText, unknownKeysMessage } from '@petstore/schema/internal';
 import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -560,6 +560,60 @@ describe('REST, tRPC and MCP give the same verdict to the same input', () => {
     }
     const list = await send('/trpc/pets.list?input=%7B%22json%22%3A%7B%7D%7D&cursor=x');
     expect(trpcVerdict(list)).toMatchObject({ status: 400, code: 'validation_failed' });
+  });
+
+  // A bad percent-encoding is one 400 naming the part it is in, wherever it is (a bare URIError's message on REST's
+  // path parameters, another on tRPC's procedure path, a third on a query).
+  it('names the part of the target that is not valid percent-encoding the same way everywhere', async () => {
+    const bad = fc.oneof(
+      fc.constantFrom('%', '%G1', '%FF', '%C3', '%E0%A4%A', '%ED%A0%80', '%F8%88%80%80%80'),
+      fc.string({ maxLength: 4 }).map((text) => `${encodeURIComponent(text)}%C3`),
+    );
+    await fc.assert(
+      fc.asyncProperty(bad, async (text) => {
+        const said = (what: string) => `${what} is not valid percent-encoded UTF-8`;
+        expect(restVerdict(await send(`/pets/${text}`)).message).toBe(said('path parameter "petId"'));
+        expect(restVerdict(await send(`/pets?limit=${text}`)).message).toBe(said('query parameter "limit"'));
+        expect(trpcVerdict(await send(`/trpc/pets.list${text}`)).message).toBe(said('the procedure path'));
+      }),
+      { seed: 78, numRuns: 40 },
+    );
+  });
+
+  // One wording names the query parameters nothing reads, every one of them, on every endpoint: REST's read with a
+  // query, REST's routes without one, tRPC and MCP (each said it its own way: the first name only, or all).
+  it('names every unread query parameter the same way on REST, tRPC and MCP', async () => {
+    const read = new Set(['limit', 'status', 'cursor', 'batch', 'input', 'lastEventId', 'Last-Event-Id']);
+    const names = fc.uniqueArray(
+      fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !read.has(name) && name.isWellFormed()),
+      { minLength: 1, maxLength: 8 },
+    );
+    await fc.assert(
+      fc.asyncProperty(names, async (unknown) => {
+        const query = unknown.map((name) => `${encodeURIComponent(name)}=1`).join('&');
+        // In a record's key order (integer-like names first), as every reader holds a query.
+        const expected = unknownKeysMessage(
+          Object.keys(Object.fromEntries(unknown.map((name) => [name, 1]))),
+          'query parameter',
+        );
+        const replies = [
+          restVerdict(await send(`/pets?${query}`)),
+          restVerdict(await send('/pets/1?' + query)),
+          restVerdict(
+            await send(`/pets?${query}`, { method: 'POST', body: '{"name":"Rex","categoryId":1}' }),
+          ),
+          trpcVerdict(await send(`/trpc/pets.list?${query}`)),
+          restVerdict(await send(`/mcp?${query}`, { method: 'POST', body: '{}', headers: MCP })),
+        ];
+        for (const verdict of replies) {
+          expect(verdict).toMatchObject({ status: 400, code: 'validation_failed' });
+          expect(verdict.message?.startsWith(expected), `${verdict.message} starts with ${expected}`).toBe(
+            true,
+          );
+        }
+      }),
+      { seed: 77, numRuns: 60 },
+    );
   });
 });
 

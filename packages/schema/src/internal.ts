@@ -21,6 +21,6 @@ export {
   STABILITY_HEADER_CONTRACTS,
   STABILITY_LEVELS,
 } from './contract.js';
-export { describeIssues } from './issues.js';
+export { describeIssues, unknownKeysMessage } from './issues.js';
 export { integerOfText, jsonTextOf } from './json.js';
 export { laterReadPosition, parseReadPosition } from './read-after.js';

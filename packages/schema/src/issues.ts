@@ -45,18 +45,24 @@ function ownMessage(issue: z.core.$ZodIssue, input: unknown, hasInput: boolean):
 }
 
 /**
+ * The one wording for keys nothing reads (`unknown query parameter "a"`, `unknown fields "a", "b" and 3 more`), on
+ * every transport and for every part: a few by name, since a body of 6,000 unknown keys must not get an answer
+ * twice its size.
+ */
+export function unknownKeysMessage(keys: readonly string[], subject: string): string {
+  const named = keys.slice(0, MAX_NAMED_KEYS).map((key) => JSON.stringify(key.slice(0, 100)));
+  const more = keys.length - named.length;
+  return `unknown ${subject}${keys.length > 1 ? 's' : ''} ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/**
  * One line a person can act on, from a zod error: `categoryId: must be an integer (int64); name: is required`.
  * `subject` names what was validated ("field" for a body, "query parameter" for a query string) and is used for
  * unknown keys: `unknown field "id"`. `input`, the value validated, tells a missing field from a mistyped one.
  */
 export function describeIssues(error: z.core.$ZodError, subject: string, ...input: [unknown?]): string {
   const lines = error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      // A few by name: a body of 6,000 unknown keys must not get an answer twice its size.
-      const named = issue.keys.slice(0, MAX_NAMED_KEYS).map((key) => JSON.stringify(key.slice(0, 100)));
-      const more = issue.keys.length - named.length;
-      return `unknown ${subject}${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
-    }
+    if (issue.code === 'unrecognized_keys') return unknownKeysMessage(issue.keys, subject);
     const path = issue.path.map(String).join('.');
     const message = ownMessage(issue, input[0], input.length > 0);
     return path ? `${path}: ${message}` : message;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ErrorCode, operations, READ_AFTER_HEADER } from '@petstore/schema';
-import { parseReadPosition } from '@petstore/schema/internal';
+import { parseReadPosition, unknownKeysMessage } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
 import { sendError } from './send.js';
@@ -284,9 +284,8 @@ export function queryOf(req: IncomingMessage): QueryParameters {
 
 /** The query of a route that reads none: any parameter is refused, never ignored. */
 export function refuseQuery(req: IncomingMessage): void {
-  for (const name in queryOf(req)) {
-    throw new AppError('validation_failed', `unknown query parameter ${JSON.stringify(name.slice(0, 100))}`);
-  }
+  const names = Object.keys(queryOf(req));
+  if (names.length > 0) throw new AppError('validation_failed', unknownKeysMessage(names, 'query parameter'));
 }
 
 /** Request headers the contract reads into an operation's input on REST (`Idempotency-Key` -> `idempotencyKey`). */
@@ -343,9 +342,14 @@ function readQuery(search: string): QueryParameters {
 }
 
 function decodeComponent(text: string, what: string, code: ErrorCode): string {
-  if (!text.includes('%') && !text.includes('+')) return text;
+  return decodePercent(text.includes('+') ? text.replaceAll('+', ' ') : text, what, code);
+}
+
+/** A percent-encoded part of a target (a path segment, a query name or value), or the one 400 naming it. */
+export function decodePercent(text: string, what: string, code: ErrorCode = 'validation_failed'): string {
+  if (!text.includes('%')) return text;
   try {
-    return decodeURIComponent(text.replaceAll('+', ' '));
+    return decodeURIComponent(text);
   } catch {
     throw new AppError(code, `${what} is not valid percent-encoded UTF-8`);
   }

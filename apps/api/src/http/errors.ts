@@ -9,7 +9,7 @@ import { sendError } from './send.js';
 function fromLibraryError(error: Error & { status?: number; statusCode?: number }): AppError | undefined {
   const status = error.status ?? error.statusCode;
   if (error instanceof URIError || (status === 400 && /decode/i.test(error.message))) {
-    return new AppError('validation_failed', 'the URL is not valid percent-encoding');
+    return new AppError('validation_failed', 'the URL is not valid percent-encoded UTF-8');
   }
   if (status !== undefined && status >= 400 && status < 500) {
     return new AppError('validation_failed', 'the request could not be read');

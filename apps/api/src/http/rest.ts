@@ -21,7 +21,7 @@ import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observabili
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, authorizationOf } from './auth.js';
 import { readJsonBody } from './body.js';
-import { type HeadersOf, pathOf, queryOf, refuseQuery } from './edge.js';
+import { decodePercent, type HeadersOf, pathOf, queryOf, refuseQuery } from './edge.js';
 import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
 import { answeredConditionally, refuseFalsePreconditions } from './preconditions.js';
@@ -93,8 +93,10 @@ async function readInput(
   const { params, query, body, headers } = op.request;
   let input: Record<string, unknown> = {};
   if (params !== undefined) {
-    // A bad percent-encoding throws URIError: handleError's 400.
-    const values = parameterNames.map((name, index) => [name, decodeURIComponent(segments[index] as string)]);
+    const values = parameterNames.map((name, index) => [
+      name,
+      decodePercent(segments[index] as string, `path parameter ${JSON.stringify(name)}`),
+    ]);
     input = parseOr400(params, Object.fromEntries(values), 'path parameter');
   }
   if (query === undefined) refuseQuery(req);

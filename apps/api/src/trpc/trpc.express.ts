@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { API_BASE_PATH, operations, TRPC_ENDPOINT, TRPC_MAX_BATCH_SIZE, trpcPath } from '@petstore/schema';
-import { deprecationHeaders } from '@petstore/schema/internal';
+import { deprecationHeaders, unknownKeysMessage } from '@petstore/schema/internal';
 import { getTRPCErrorShape, transformTRPCResponse } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Request, RequestHandler, Response } from 'express';
@@ -8,7 +8,7 @@ import vary from 'vary';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, authorizationOf } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
-import { pathOf, queryOf, refuseInputHeaders } from '../http/edge.js';
+import { decodePercent, pathOf, queryOf, refuseInputHeaders } from '../http/edge.js';
 import { answerOtherMethod } from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
@@ -115,13 +115,10 @@ export function trpcMiddleware(
       // A path or query that cannot be read is refused only after the key check, as on REST (401 before 400).
       let unreadable: unknown;
       try {
-        path = decodeURIComponent(path);
+        path = decodePercent(path, 'the procedure path');
         batch = queryOf(req).batch === '1';
       } catch (error) {
-        unreadable =
-          error instanceof AppError
-            ? error
-            : new AppError('validation_failed', 'the procedure path is not valid percent-encoded UTF-8');
+        unreadable = error;
       }
       // As tRPC reads it: only a batch (`batch=1`) names several procedures; otherwise the whole path, commas
       // and all, is one name (and no procedure has a comma in its name: 404).
@@ -151,20 +148,17 @@ export function trpcMiddleware(
         response: res,
         cost: batch && runsCalls && !overCap ? procedures.length : 1,
       });
-      if (nested) throw new AppError('route_not_found', `no route for ${req.method} ${pathAsSent(req)}`);
+      // A path naming no procedure is no path, whatever the method and whatever else the request says: one 404, as
+      // REST's unknown paths (never a 204 or 405 with an `Allow` made up for it, nor tRPC's own per-call 404).
+      if (nested || (unreadable === undefined && !namesKnown)) {
+        throw new AppError('route_not_found', `no route for ${req.method} ${pathAsSent(req)}`);
+      }
       if (unreadable !== undefined) throw unreadable;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
       // A streamed batch is tRPC's own answer (`no-transform`): compression as it is, without the JSON shortcut.
       if (method === 'GET' && !types.includes('subscription'))
         (streamed ? compressAnswer : compressJson)?.(req, res);
-      if (method !== 'GET' && method !== 'POST') {
-        // A path naming no procedure is no path, whatever the method: 404, as GET and POST get from tRPC below
-        // (REST's unknown paths too), never a 204 or 405 with an `Allow` made up for it.
-        if (!namesKnown) {
-          throw new AppError('route_not_found', `no route for ${req.method} ${pathAsSent(req)}`);
-        }
-        return answerOtherMethod(req, res, allowedMethods(types));
-      }
+      if (method !== 'GET' && method !== 'POST') return answerOtherMethod(req, res, allowedMethods(types));
       refuseInputHeaders(req, "the call's input");
       if (overCap) {
         throw new AppError(
@@ -198,15 +192,21 @@ export function trpcMiddleware(
         throw new AppError('validation_failed', 'batch must be 1 (a batch) or absent (one call)');
       }
       const subscription = types[0] === 'subscription';
-      for (const name in parameters) {
-        if (name === 'batch' || (name === 'input' && method === 'GET')) continue;
-        if (subscription && LAST_EVENT_ID_PARAMETERS.includes(name)) continue;
+      if (method === 'POST' && parameters.input !== undefined) {
         throw new AppError(
           'validation_failed',
-          name === 'input'
-            ? 'a mutation (POST) carries its input in the body only: remove the "input" query parameter'
-            : `unknown query parameter ${JSON.stringify(name.slice(0, 100))}: tRPC reads only "batch", on GET ` +
-                `"input", and on a subscription ${LAST_EVENT_ID_PARAMETERS.map((p) => `"${p}"`).join(' or ')}`,
+          'a mutation (POST) carries its input in the body only: remove the "input" query parameter',
+        );
+      }
+      const unknown = Object.keys(parameters).filter(
+        (name) =>
+          name !== 'batch' && name !== 'input' && !(subscription && LAST_EVENT_ID_PARAMETERS.includes(name)),
+      );
+      if (unknown.length > 0) {
+        throw new AppError(
+          'validation_failed',
+          `${unknownKeysMessage(unknown, 'query parameter')}: tRPC reads only "batch", on GET "input", and on a ` +
+            `subscription ${LAST_EVENT_ID_PARAMETERS.map((p) => `"${p}"`).join(' or ')}`,
         );
       }
       // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2); tRPC sends no
