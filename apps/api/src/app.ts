@@ -231,6 +231,8 @@ export function createApp(deps: AppDeps): express.Express {
   const compress = compression();
   const compressAnswer = (req: express.Request, res: express.Response) => compress(req, res, () => {});
   const compressJson = compressJsonWith(compress);
+  // The change feed's keep-alive, one value for both transports' streams.
+  const keepAliveMs = deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs;
   routes.use(['/docs', OPENAPI_PATH], (req, res, next) => {
     compressAnswer(req, res);
     next();
@@ -244,12 +246,12 @@ export function createApp(deps: AppDeps): express.Express {
       onInternalError,
       publicBaseUrl: deps.publicBaseUrl,
       compressAnswer: compressJson,
-      eventStream: { keepAliveMs: deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs, retryMs: 1_000 },
+      eventStream: { keepAliveMs, retryMs: 1_000 },
     }),
   );
   routes.use(
     TRPC_MOUNT_PATH,
-    trpcMiddleware(createAppRouter(handlers, contract), {
+    trpcMiddleware(createAppRouter(handlers, { keepAliveMs, contract }), {
       fastPath: deps.trpcFastPath ?? true,
       // Each procedure whose contract body has a hot writer gets it.
       outputWriters: new Map(

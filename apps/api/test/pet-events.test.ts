@@ -5,6 +5,7 @@ import { type Pet, PetEventSchema, PetSchema, parseJson } from '@petstore/schema
 import fc from 'fast-check';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaled } from '../../../tooling/vitest.shared.js';
 import { pruneEvents } from '../src/events/pet-events.store.js';
 import { createApiKeysService } from '../src/keys/api-keys.service.js';
 import { call, expectError } from './support/http.js';
@@ -343,6 +344,42 @@ describe('a filtered stream on PGlite', () => {
       await server.close();
     }
   });
+});
+
+describe('the keep-alive on tRPC, on PGlite', () => {
+  // EVENTS_KEEPALIVE_MS is the subscription's keep-alive as it is REST's: a deployment fits it to its proxies.
+  const KEEP_ALIVE_MS = 200;
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', 'pet-events-trpc-keepalive', {
+      eventsKeepAliveMs: KEEP_ALIVE_MS,
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it(
+    'pings at the configured interval and tells the client to reconnect after three missed pings',
+    async () => {
+      const input = encodeURIComponent(JSON.stringify(superjson.serialize({})));
+      const stream = await openSse(`${server.baseUrl}/trpc/pets.events?input=${input}`, AUTH);
+      try {
+        expect(stream.status).toBe(200);
+        const [connected, ...idle] = await stream.take(4);
+        expect(connected?.event).toBe('connected');
+        expect(JSON.parse(connected?.data ?? 'null')).toEqual({
+          reconnectAfterInactivityMs: 3 * KEEP_ALIVE_MS,
+        });
+        // An idle stream (no pet created): only pings, three of them before this test's time limit.
+        expect(idle.map((event) => event.event)).toEqual(['ping', 'ping', 'ping']);
+      } finally {
+        stream.close();
+      }
+    },
+    // 50 keep-alives: room on a busy machine, and far below three pings 15 s apart.
+    scaled(50 * KEEP_ALIVE_MS),
+  );
 });
 
 describe.each(DATABASE_KINDS)('a stream whose issued key is revoked, on %s', (kind) => {

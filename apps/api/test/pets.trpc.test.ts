@@ -3,9 +3,10 @@ import type { TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperationHandlers } from '../src/app.js';
+import { EVENTS_DEFAULTS } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createAppRouter } from '../src/trpc/router.js';
-import { createCallerFactory } from '../src/trpc/trpc.js';
+import { createTrpcRoot } from '../src/trpc/trpc.js';
 import { type Reply, rawCall } from './support/http.js';
 import { rawSend } from './support/raw-send.js';
 import {
@@ -23,8 +24,11 @@ const errorOf = (body: unknown) => {
 };
 
 function callers(server: TestServer) {
-  const createCaller = createCallerFactory(
-    createAppRouter(createOperationHandlers({ sql: server.database.sql, logger: createLogger('silent') })),
+  const { keepAliveMs } = EVENTS_DEFAULTS;
+  const createCaller = createTrpcRoot(keepAliveMs).createCallerFactory(
+    createAppRouter(createOperationHandlers({ sql: server.database.sql, logger: createLogger('silent') }), {
+      keepAliveMs,
+    }),
   );
   return { caller: createCaller({ caller: { subject: TEST_CALLER }, onInternalError: () => {} }) };
 }

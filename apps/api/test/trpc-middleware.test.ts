@@ -7,11 +7,13 @@ import express from 'express';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { EVENTS_DEFAULTS } from '../src/config.js';
 import type { AppRouter } from '../src/trpc/router.js';
 import { trpcMiddleware } from '../src/trpc/trpc.express.js';
-import { procedure, router } from '../src/trpc/trpc.js';
+import { createTrpcRoot } from '../src/trpc/trpc.js';
 import { plainProcedure, routerProcedures } from '../src/trpc/trpc-fast-path.js';
 
+const { procedure, router } = createTrpcRoot(EVENTS_DEFAULTS.keepAliveMs);
 const input = z.object({ n: z.number() });
 let runs = 0;
 const counted = procedure.use(async ({ next }) => {

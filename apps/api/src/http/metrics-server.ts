@@ -1,12 +1,17 @@
 import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, ServerResponse } from 'node:http';
 import { AppError, internalError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { guardServer } from '../server-limits.js';
 import { checkMessage, edgeListener, pathOf, refuse, refuseQuery, showAsGet } from './edge.js';
 import { answerOtherMethod, READ_ALLOW } from './errors.js';
 import { answeredConditionally } from './preconditions.js';
+import { answerRules, setFixedHeaders } from './request-context.js';
 import { sendError } from './send.js';
+
+/** Node's response with the rules every answer of ours keeps, as the API's (request-context.ts answerRules). */
+class MetricsResponse extends ServerResponse {}
+answerRules(MetricsResponse.prototype);
 
 /**
  * The scrape endpoint: `GET /metrics` on a server of its own, reachable only where the operator binds it, never
@@ -15,6 +20,8 @@ import { sendError } from './send.js';
  */
 export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
   const listener: RequestListener = edgeListener(async (req, res) => {
+    // First, so that every answer has them, and every field after goes through answerRules' setHeader.
+    setFixedHeaders(res);
     if (req.method === 'HEAD') showAsGet(res);
     const refused = checkMessage(req);
     if (refused !== undefined) return refuse(res, refused);
@@ -26,7 +33,6 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       if (req.method !== 'GET') return answerOtherMethod(req, res, READ_ALLOW);
       refuseQuery(req);
       const text = await metrics.registry.metrics();
-      res.setHeader('Cache-Control', 'no-store');
       if (answeredConditionally(req, res)) return;
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       res.end(text);
@@ -34,7 +40,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       sendError(res, error instanceof AppError ? error : internalError());
     }
   });
-  const server = createServer({ requireHostHeader: false }, listener);
+  const server = createServer({ ServerResponse: MetricsResponse, requireHostHeader: false }, listener);
   guardServer(server, listener, { methods: READ_ALLOW });
   server.listen(port, host);
   await once(server, 'listening'); // rejects on 'error'

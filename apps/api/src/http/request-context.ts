@@ -92,6 +92,16 @@ export function answerRules(
   } as ServerResponse['writeHead'];
 }
 
+/**
+ * The headers every answer carries, whatever its route or status (the contract's security headers, `Cache-Control:
+ * no-store` among them), set first: on the API by requestContext, on the metrics listener by its handler. The
+ * request id is requestContext's alone: it names the access-log line of the request, and the metrics listener
+ * writes none.
+ */
+export function setFixedHeaders(res: Pick<ServerResponse, 'setHeader'>): void {
+  for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+}
+
 export interface RequestObservers {
   accessLog?: AccessLog | undefined;
   metrics?: Pick<Metrics, 'observe'> | undefined;
@@ -109,7 +119,7 @@ export function requestContext({ accessLog, metrics, tracer }: RequestObservers)
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+    setFixedHeaders(res);
     if (!observed) return next();
     const started = performance.now();
     const url = req.originalUrl;

@@ -3,7 +3,7 @@ import type { AppRouter, AppRouterRecord } from '@petstore/schema/trpc';
 import { tracked } from '@trpc/server';
 import { serviceUnavailable } from '../errors.js';
 import type { OperationContext, OperationHandlers } from '../operations.js';
-import { procedure, router, type TrpcContext, throwTrpcError } from './trpc.js';
+import { createTrpcRoot, type TrpcContext, throwTrpcError } from './trpc.js';
 
 // The tRPC router, built from the contract (one procedure per operation, over the same handlers as REST). Its type
 // is the contract's (`@petstore/schema/trpc`): the record built in a loop is asserted, the root config (context,
@@ -46,14 +46,21 @@ function subscribe(handle: Handle) {
   };
 }
 
+export interface AppRouterOptions {
+  /** The subscriptions' keep-alive: EVENTS_KEEPALIVE_MS, as on REST (trpc.ts createTrpcRoot). */
+  keepAliveMs: number;
+  contract?: Readonly<Record<string, OperationContract>> | undefined;
+}
+
 /**
  * The tRPC router over the operation handlers, one procedure per operation of `contract`. A test contract with an
  * extra operation gets its procedure too, untyped by AppRouter.
  */
 export function createAppRouter(
   handlers: OperationHandlers,
-  contract: Readonly<Record<string, OperationContract>> = defaultContract,
+  { keepAliveMs, contract = defaultContract }: AppRouterOptions,
 ): AppRouter {
+  const { procedure, router } = createTrpcRoot(keepAliveMs);
   const call = handlers as unknown as Record<OperationId, Handle>;
   const record: Record<string, Record<string, unknown>> = {};
   for (const op of Object.values(contract)) {

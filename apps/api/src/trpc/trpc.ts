@@ -65,22 +65,31 @@ function appErrorOfTrpc(error: TRPCError, path: string | undefined, input: unkno
   return APP_ERROR_BY_TRPC_CODE[error.code]?.();
 }
 
-const t = initTRPC.context<TrpcContext>().create({
-  transformer,
-  // Never send stack traces (`data.stack`), in any environment.
-  isDev: false,
-  // Subscriptions over SSE: a ping keeps an idle stream open through proxies and tells the client to reconnect (with
-  // its last event id) when pings stop coming.
-  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 45_000 } },
-  errorFormatter({ shape, error, path, input, ctx }) {
-    const known = appErrorOfTrpc(error, path, input);
-    if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
-    const apiError: ApiError = (known ?? internalError()).toBody();
-    // An error of ours says its own status, also one tRPC has no code for (410); tRPC's own errors keep theirs.
-    const httpStatus = toAppError(error.cause)?.status ?? shape.data.httpStatus;
-    return { ...shape, message: apiError.message, data: { ...shape.data, httpStatus, error: apiError } };
-  },
-});
+/**
+ * tRPC's root: the context, the transformer, the error shape and the subscriptions' keep-alive. `keepAliveMs` is
+ * EVENTS_KEEPALIVE_MS, as on the REST stream, so a deployment that shortens it for its proxies has it on both
+ * transports: a ping after that long without an event keeps an idle stream open, and a client that hears nothing
+ * for three of them reconnects (with its last event id).
+ */
+export function createTrpcRoot(keepAliveMs: number) {
+  return initTRPC.context<TrpcContext>().create({
+    transformer,
+    // Never send stack traces (`data.stack`), in any environment.
+    isDev: false,
+    sse: {
+      ping: { enabled: true, intervalMs: keepAliveMs },
+      client: { reconnectAfterInactivityMs: 3 * keepAliveMs },
+    },
+    errorFormatter({ shape, error, path, input, ctx }) {
+      const known = appErrorOfTrpc(error, path, input);
+      if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
+      const apiError: ApiError = (known ?? internalError()).toBody();
+      // An error of ours says its own status, also one tRPC has no code for (410); tRPC's own errors keep theirs.
+      const httpStatus = toAppError(error.cause)?.status ?? shape.data.httpStatus;
+      return { ...shape, message: apiError.message, data: { ...shape.data, httpStatus, error: apiError } };
+    },
+  });
+}
 
 /**
  * Rethrows a domain error as a tRPC error whose code gives REST's HTTP status. In the resolvers, not a middleware:
@@ -100,7 +109,3 @@ export function trpcErrorOf(cause: AppError): TRPCError {
     cause,
   });
 }
-
-export const procedure = t.procedure;
-export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;

@@ -4,6 +4,7 @@ import { applyPendingMigrations } from '@petstore/migrations';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import { createOperationHandlers } from '../../src/app.js';
+import { EVENTS_DEFAULTS } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { createAppRouter } from '../../src/trpc/router.js';
@@ -20,7 +21,9 @@ export async function startStockTrpcServer(): Promise<{ baseUrl: string; close()
   app.use(
     '/v1/trpc',
     createExpressMiddleware({
-      router: createAppRouter(createOperationHandlers({ sql: database.sql, logger })),
+      router: createAppRouter(createOperationHandlers({ sql: database.sql, logger }), {
+        keepAliveMs: EVENTS_DEFAULTS.keepAliveMs,
+      }),
       createContext: () => ({ caller: { subject: 'stock' }, onInternalError: () => {} }),
     }),
   );
