@@ -4,7 +4,7 @@
 // generated from it, the REST client builds its methods from it and the conformance suite reads its statuses from it.
 import * as z from 'zod/mini';
 import type { ErrorCode } from '../error.js';
-import { LAST_EVENT_ID_HEADER, PET_EVENT_KINDS, PetEventSchema } from '../events.js';
+import { EventPositionTextSchema, LAST_EVENT_ID_HEADER, PET_EVENT_KINDS, PetEventSchema } from '../events.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '../idempotency.js';
 import { PositiveInt64Schema } from '../int64.js';
 import { NewPetSchema, PetSchema, PetsPageSchema, PetsSchema } from '../pet.js';
@@ -368,8 +368,10 @@ export const contract = {
           field: 'lastEventId',
           description:
             'The id of the last event received (sent by an EventSource when it reconnects): resume after it. It ' +
-            'wins over `since` (a reconnect keeps the URL it opened with); one before `since` is 400.',
-          schema: z.string(),
+            'wins over `since` (a reconnect keeps the URL it opened with); one before `since` is 400. Empty is ' +
+            'none (an EventSource that has no last event id).',
+          // What the service decodes (stream-pet-events.ts): empty, or an event position spelt as `since` is.
+          schema: z.union([z.literal(''), EventPositionTextSchema]),
           invalidCode: 'validation_failed',
         },
       },
