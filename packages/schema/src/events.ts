@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { INT64_MAX, PositiveInt64Schema } from './int64.js';
-import { integerOfText } from './json.js';
+import { integerFromText } from './json.js';
 import { PetSchema } from './pet.js';
 
 /** The kinds of event the change feed carries (`event:` of each Server-Sent Event). */
@@ -32,7 +32,7 @@ export const EventPositionSchema = z.pipe(
  * {@link EventPositionSchema}. One decoder for every transport.
  */
 export const EventPositionTextSchema = z.pipe(
-  z.transform((value: unknown) => (typeof value === 'string' ? (integerOfText(value) ?? value) : value)),
+  z.transform((value: unknown) => (typeof value === 'string' ? integerFromText(value) : value)),
   EventPositionSchema,
 );
 

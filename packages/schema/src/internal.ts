@@ -22,5 +22,5 @@ export {
   STABILITY_LEVELS,
 } from './contract.js';
 export { describeIssues, unknownKeysMessage } from './issues.js';
-export { integerOfText, jsonTextOf } from './json.js';
+export { integerFromText, integerOfText, jsonTextOf } from './json.js';
 export { laterReadPosition, parseReadPosition } from './read-after.js';

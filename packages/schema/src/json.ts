@@ -45,6 +45,9 @@ export function integerOfText(text: string): number | bigint | undefined {
   return Number.isSafeInteger(value) ? value : exact;
 }
 
+/** A text as the integer it spells by {@link integerOfText}, or the text itself, for the field's schema to refuse. */
+export const integerFromText = (text: string): unknown => integerOfText(text) ?? text;
+
 /**
  * The JSON text `text` carries, by the one rule for a byte order mark wherever a JSON text is read (a body on
  * every transport, a tRPC `?input=`, a reply): one U+FEFF at its start is no part of it (RFC 8259 section 8.1 lets

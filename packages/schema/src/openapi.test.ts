@@ -48,7 +48,7 @@ describe('OpenAPI document', () => {
 
   // The header a reconnecting EventSource sends is decoded by the service as `since` is (EventPositionTextSchema) or
   // is empty (none): the document said any string, so `Last-Event-ID: abc` was documented and answered 400.
-  it("documents Last-Event-ID as the service decodes it: empty, or an event position as `since` is", () => {
+  it('documents Last-Event-ID as the service decodes it: empty, or an event position as `since` is', () => {
     const parameters = operation('/pets/events', 'get').parameters as Json[];
     const named = (name: string) => parameters.find((parameter) => parameter.name === name)?.schema as Json;
     expect(named('Last-Event-ID')).toEqual({ anyOf: [{ type: 'string', const: '' }, named('since')] });

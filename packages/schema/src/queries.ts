@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { EventPositionSchema, EventPositionTextSchema } from './events.js';
 import { PositiveInt64Schema } from './int64.js';
-import { integerOfText } from './json.js';
+import { integerFromText } from './json.js';
 import { PetStatusSchema } from './pet.js';
 
 /** Bounds and default of listPets' `limit`, as the interface fixes them. */
@@ -70,9 +70,6 @@ export const PetsPageQuerySchema = z.extend(ListPetsQuerySchema, {
     .optional(z.literal('forward', { error: 'must be forward (pages only go forward)' }))
     .check(z.describe("Set by TanStack Query's infinite queries; only `forward` is accepted.")),
 });
-
-/** URL text as the integer it spells (integerOfText: the same rule as a JSON number's), or the text to refuse. */
-const integerFromText = (text: string): unknown => integerOfText(text) ?? text;
 
 /**
  * One query-string parameter: refused when repeated (`?limit=1&limit=2` has no single meaning), otherwise

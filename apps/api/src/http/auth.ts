@@ -66,7 +66,7 @@ class UnauthorizedError extends AppError {
 }
 
 /** The request's `Authorization`, or every value when repeated (Node keeps the first, a proxy may read the last). */
-export function authorizationOf(req: IncomingMessage): string | string[] | undefined {
+function authorizationOf(req: IncomingMessage): string | string[] | undefined {
   const value = req.headers.authorization;
   if (value === undefined) return undefined;
   // Counted in rawHeaders, not read from req.headersDistinct, which builds an array for every field of every request.
@@ -122,6 +122,22 @@ export type AccessGuard = (
   authorization: string | string[] | undefined,
   request?: AccessRequest,
 ) => Promise<Caller>;
+
+/**
+ * The guard on an HTTP request, read one way on every transport: its `Authorization` (authorizationOf), the address
+ * its connection came from (the failed-authentication limit) and its response (the `RateLimit` fields, the caller).
+ */
+export const admit = (
+  guard: AccessGuard,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cost?: number,
+): Promise<Caller> =>
+  guard(authorizationOf(req), {
+    address: req.socket.remoteAddress,
+    response: res,
+    ...(cost === undefined ? {} : { cost }),
+  });
 
 export function createAccessGuard(
   verify: KeyVerifier,

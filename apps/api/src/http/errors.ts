@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
 import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
-import { type AccessGuard, authorizationOf } from './auth.js';
+import { type AccessGuard, admit } from './auth.js';
 import { sendError } from './send.js';
 
 /** Errors raised by Express or Node itself carry a 4xx `status`. */
@@ -45,7 +45,7 @@ export function errorHandler(onInternalError: InternalErrorSink): ErrorRequestHa
 export function routeNotFound(guard: AccessGuard): RequestHandler {
   return async (req, res) => {
     const inApi = req.path === API_BASE_PATH || req.path.startsWith(`${API_BASE_PATH}/`);
-    if (inApi) await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
+    if (inApi) await admit(guard, req, res);
     // Outside /v1 (`GET /`, `/pets`), where someone new lands first, the 404 says where the API and its docs are.
     const hint = inApi
       ? ''

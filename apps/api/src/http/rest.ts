@@ -19,7 +19,7 @@ import type * as z from 'zod/mini';
 import { AppError } from '../errors.js';
 import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observability/operation-label.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
-import { type AccessGuard, authorizationOf } from './auth.js';
+import { type AccessGuard, admit } from './auth.js';
 import { readJsonBody } from './body.js';
 import { decodePercent, type HeadersOf, pathOf, queryOf, refuseQuery } from './edge.js';
 import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
@@ -170,7 +170,7 @@ export function restHandler({
     for (const name in headers) res.setHeader(name, headers[name] as string);
     labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
-      const caller = await guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res });
+      const caller = await admit(guard, req, res);
       if (op === undefined) return answerOtherMethod(req, res, route.allow);
       const compressed = compressAnswer !== undefined && op.success.paged !== undefined && method === 'GET';
       if (compressed) compressAnswer(req, res);

@@ -21,10 +21,10 @@ import {
   modelJsonSchema,
   type OperationContract,
 } from '@petstore/schema';
-import { inputSubject, integerOfText, isRestOperation } from '@petstore/schema/internal';
+import { inputSubject, integerFromText, isRestOperation } from '@petstore/schema/internal';
 import type { Router } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
-import { type AccessGuard, authorizationOf } from '../http/auth.js';
+import { type AccessGuard, admit } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
 import { answerOtherMethod, createRouter, handleError, type InternalErrorSink } from '../http/errors.js';
@@ -189,7 +189,7 @@ function toolsOf(operations: readonly OperationContract[], deps: McpDeps) {
             const decoded: Json = { ...(args as Json) };
             for (const name of int64) {
               const value = decoded[name];
-              if (typeof value === 'string') decoded[name] = integerOfText(value) ?? value;
+              if (typeof value === 'string') decoded[name] = integerFromText(value);
             }
             args = decoded;
           }
@@ -262,10 +262,7 @@ export function mcpRouter(deps: McpDeps): Router {
           `a page from ${origin} may not call ${MCP_PATH}: only origins in CORS_ORIGINS or of the public URLs may`,
         );
       }
-      const caller = await deps.guard(authorizationOf(req), {
-        address: req.socket.remoteAddress,
-        response: res,
-      });
+      const caller = await admit(deps.guard, req, res);
       if (req.method !== 'POST') return answerOtherMethod(req, res, MCP_ALLOW);
       // As on REST, nothing is ignored: the endpoint reads no query parameter.
       refuseQuery(req);

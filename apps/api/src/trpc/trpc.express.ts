@@ -6,7 +6,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Request, RequestHandler, Response } from 'express';
 import vary from 'vary';
 import { AppError, internalError, toAppError } from '../errors.js';
-import { type AccessGuard, authorizationOf } from '../http/auth.js';
+import { type AccessGuard, admit } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { decodePercent, pathOf, queryOf, refuseInputHeaders } from '../http/edge.js';
 import { answerOtherMethod } from '../http/errors.js';
@@ -143,11 +143,7 @@ export function trpcMiddleware(
       // one answers its 404 inside). Any other method, a path naming no procedure, a misplaced call or a batch over
       // the cap (its 400 below) runs none: one request, as any refused after admission.
       const runsCalls = (method === 'GET' || method === 'POST') && namesKnown && misplacedAt === -1;
-      const caller = await guard(authorizationOf(req), {
-        address: req.socket.remoteAddress,
-        response: res,
-        cost: batch && runsCalls && !overCap ? procedures.length : 1,
-      });
+      const caller = await admit(guard, req, res, batch && runsCalls && !overCap ? procedures.length : 1);
       // A path naming no procedure is no path, whatever the method and whatever else the request says: one 404, as
       // REST's unknown paths (never a 204 or 405 with an `Allow` made up for it, nor tRPC's own per-call 404).
       if (nested || (unreadable === undefined && !namesKnown)) {
