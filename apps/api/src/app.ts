@@ -77,9 +77,11 @@ export interface AppDeps {
     | undefined;
 }
 
-// CORS, as docs/operations.md says: the headers browser code may read, and may send.
+// CORS, as docs/operations.md says: the headers browser code may read, and may send (operations.test.ts holds
+// both to the served document: every header it declares a request or an answer carries, for code to use).
 const EXPOSED_HEADERS = [
   'Location',
+  'Accept-Encoding', // on 415: the codings a request body may use
   'X-Request-Id',
   'Deprecation',
   'Sunset',

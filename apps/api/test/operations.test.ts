@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { applyPendingMigrations, listMigrationNames, migrateIfNeeded } from '@petstore/migrations';
 import { contract, type OperationContract, trpcPath } from '@petstore/schema';
+import { SECURITY_HEADER_CONTRACTS } from '@petstore/schema/internal';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timeouts } from '../../../tooling/vitest.shared.js';
@@ -390,6 +391,66 @@ describe('CORS when origins are configured', () => {
       expect(exposed).toContain(header);
     const other = await call(server.baseUrl, '/pets', { headers: { origin: 'https://evil.example.net' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  // What a browser page may send and read is what the served document says requests and answers carry: a header
+  // the document declares but CORS does not list is invisible to browser code (it was Accept-Encoding on 415).
+  it('allows every request header and exposes every response header the served document declares', async () => {
+    const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: { $ref?: string; name?: string; in?: string }[];
+            responses: Record<string, { headers?: Record<string, unknown> }>;
+          }
+        >
+      >;
+      components: { parameters: Record<string, { name: string; in: string }> };
+    };
+    // Fetch's CORS-safelisted response headers, and those addressed to the browser or a proxy, not to page code
+    // (the security headers, CORS's own, Vary, the decoding a browser does itself, a proxy's buffering hint).
+    const SAFELISTED = [
+      'cache-control',
+      'content-language',
+      'content-length',
+      'content-type',
+      'expires',
+      'last-modified',
+      'pragma',
+      ...Object.keys(SECURITY_HEADER_CONTRACTS).map((name) => name.toLowerCase()),
+      'access-control-allow-origin',
+      'access-control-expose-headers',
+      'vary',
+      'content-encoding',
+      'x-accel-buffering',
+    ];
+    const sent = new Set<string>();
+    const answered = new Set<string>();
+    for (const operations of Object.values(document.paths)) {
+      for (const operation of Object.values(operations)) {
+        for (const parameter of operation.parameters ?? []) {
+          const named =
+            parameter.$ref === undefined
+              ? parameter
+              : document.components.parameters[parameter.$ref.split('/').at(-1) as string];
+          if (named?.in === 'header') sent.add((named.name as string).toLowerCase());
+        }
+        for (const response of Object.values(operation.responses)) {
+          for (const name of Object.keys(response.headers ?? {})) answered.add(name.toLowerCase());
+        }
+      }
+    }
+    const preflight = await fetch(`${server.baseUrl}/pets`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
+    });
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
+    const reply = await call(server.baseUrl, '/pets', { headers: { origin: 'https://app.example.com' } });
+    const exposed = (reply.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(',');
+    expect([...sent].filter((name) => !allowed.includes(name))).toEqual([]);
+    expect([...answered].filter((name) => !SAFELISTED.includes(name) && !exposed.includes(name))).toEqual([]);
   });
 
   it('keeps Vary: Origin on every answer that echoes an origin, tRPC successes and streams included', async () => {
