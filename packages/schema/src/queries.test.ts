@@ -1,11 +1,68 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeIssues } from './issues.js';
-import { LIST_LIMIT, ListPetsQuerySchema, ListPetsSearchParamsSchema, PetIdPathSchema } from './queries.js';
+import { integerFromText } from './json.js';
+import {
+  LIST_LIMIT,
+  ListPetsQuerySchema,
+  ListPetsSearchParamsSchema,
+  PetEventsQuerySchema,
+  PetEventsSearchParamsSchema,
+  PetIdPathSchema,
+} from './queries.js';
 
 const decode = (query: Record<string, unknown>) => {
   const result = ListPetsSearchParamsSchema.safeParse(query);
   return result.success ? result.data : describeIssues(result.error, 'query parameter');
 };
+
+// One declaration per field: a query string's parameters are the typed input's fields (the feed's lastEventId is a
+// header on REST), each judged by the typed field's own rule on the value its text spells.
+describe('query strings built from the typed inputs', () => {
+  const pairs = [
+    { url: ListPetsSearchParamsSchema, typed: ListPetsQuerySchema, omitted: [] as string[] },
+    { url: PetEventsSearchParamsSchema, typed: PetEventsQuerySchema, omitted: ['lastEventId'] },
+  ];
+  const verdict = (result: { success: boolean; data?: unknown; error?: unknown }) =>
+    result.success ? { data: result.data } : { error: describeIssues(result.error as never, 'field') };
+
+  it('have exactly the typed fields, and give each text the typed verdict on the value it spells', () => {
+    for (const { url, typed, omitted } of pairs) {
+      expect(Object.keys(url.shape)).toEqual(
+        Object.keys(typed.shape).filter((name) => !omitted.includes(name)),
+      );
+      const text = fc.oneof(
+        fc.constantFrom(
+          '',
+          '0',
+          '1',
+          '20',
+          '10.0',
+          '1e1',
+          '100',
+          '101',
+          '-1',
+          '1.5',
+          'abc',
+          'available',
+          'sold',
+          ' 1',
+        ),
+        fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String),
+        fc.string({ maxLength: 6 }),
+      );
+      fc.assert(
+        fc.property(fc.constantFrom(...Object.keys(url.shape)), text, (name, value) => {
+          const numeric = name === 'limit' || name === 'since';
+          expect(verdict(url.safeParse({ [name]: value })), `${name}=${value}`).toEqual(
+            verdict(typed.safeParse({ [name]: numeric ? integerFromText(value) : value })),
+          );
+        }),
+        { seed: 9, numRuns: 400 },
+      );
+    }
+  });
+});
 
 describe('listPets query', () => {
   it('defaults limit to 20 and status to none', () => {

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { EventPositionSchema, EventPositionTextSchema } from './events.js';
+import { EventPositionSchema } from './events.js';
 import { PositiveInt64Schema } from './int64.js';
 import { integerFromText } from './json.js';
 import { PetStatusSchema } from './pet.js';
@@ -92,15 +92,30 @@ function queryParameter<T extends z.ZodMiniType>(
 }
 
 /**
+ * The query string of an operation whose typed input is `typed`: each parameter is the typed field itself (its rule,
+ * message and description), read from its URL text by `decode` where the field is a number, and refused when given
+ * twice. One declaration per field: a field added to the typed input is a query parameter too (but those in `omit`,
+ * which another part of the request carries), so REST and tRPC cannot judge it differently.
+ */
+function searchParamsOf<Shape extends Record<string, z.ZodMiniType>, Omitted extends keyof Shape = never>(
+  typed: { shape: Shape },
+  decoders: { [Name in keyof Shape]?: (text: string) => unknown },
+  omit: readonly Omitted[] = [],
+) {
+  const shape = Object.fromEntries(
+    Object.entries(typed.shape)
+      .filter(([name]) => !omit.includes(name as Omitted))
+      .map(([name, schema]) => [name, queryParameter(schema, decoders[name])]),
+  ) as { [Name in Exclude<keyof Shape, Omitted>]: ReturnType<typeof queryParameter<Shape[Name]>> };
+  return z.strictObject(shape);
+}
+
+/**
  * The listPets query as it arrives in a URL (string values, possibly repeated), decoded to {@link ListPetsQuery}.
  * `limit` is read as a JSON number is (integerOfText), so `10.0` and `1e1` are 10 here as over tRPC, while
  * `1.5`, `0x10` and `abc` are refused.
  */
-export const ListPetsSearchParamsSchema = z.strictObject({
-  limit: queryParameter(ListLimitSchema, integerFromText),
-  status: queryParameter(z.optional(PetStatusSchema)),
-  cursor: queryParameter(z.optional(CursorSchema)),
-});
+export const ListPetsSearchParamsSchema = searchParamsOf(ListPetsQuerySchema, { limit: integerFromText });
 
 /**
  * getPet's `{petId}` path segment, decoded to the id. It must spell a positive int64 (integerOfText, as a JSON
@@ -132,9 +147,10 @@ export const PetEventsQuerySchema = z.strictObject({
   lastEventId: z.optional(z.nullable(z.string())).check(z.describe(LAST_EVENT_ID_DESCRIPTION)),
 });
 
-/** The change feed's query as it arrives in a URL: each parameter at most once, `since` by the integer rule. */
-export const PetEventsSearchParamsSchema = z.strictObject({
-  status: queryParameter(z.optional(PetStatusSchema)),
-  // The one decoder of an event position's text, as for Last-Event-ID and tRPC's lastEventId.
-  since: queryParameter(z.optional(EventPositionTextSchema)),
-});
+/**
+ * The change feed's query as it arrives in a URL: each parameter at most once, `since` by the integer rule (as
+ * EventPositionTextSchema reads Last-Event-ID and tRPC's lastEventId); `lastEventId` is a header on REST.
+ */
+export const PetEventsSearchParamsSchema = searchParamsOf(PetEventsQuerySchema, { since: integerFromText }, [
+  'lastEventId',
+]);
