@@ -1,9 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ErrorCode, operations, READ_AFTER_HEADER } from '@petstore/schema';
-import { parseReadPosition, unknownKeysMessage } from '@petstore/schema/internal';
+import { isRestOperation, parseReadPosition, unknownKeysMessage } from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
+import { allowOf } from './errors.js';
 import { sendError } from './send.js';
 
 // The edge: every request is read here once, on every listener, before REST or tRPC sees it. Its rules are
@@ -11,8 +12,15 @@ import { sendError } from './send.js';
 
 const MAX_HEADER_FIELDS = 100;
 const MAX_QUERY_PARAMETERS = 100;
-/** The methods some route of the API serves; `OPTIONS *` lists them. */
-export const SERVER_METHODS = 'GET, HEAD, POST, OPTIONS';
+/**
+ * The methods some route of the API serves; `OPTIONS *` lists them: the contract's REST operations', GET (the
+ * documentation, tRPC's queries) and POST (tRPC's mutations, MCP).
+ */
+export const SERVER_METHODS = allowOf([
+  'GET',
+  'POST',
+  ...operations.filter(isRestOperation).map((op) => op.method),
+]);
 
 /** Fields that mean one value (Node keeps the first or joins them). Two Authorizations are the key check's 401. */
 const SINGLETON_FIELDS = [

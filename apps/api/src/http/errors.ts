@@ -75,8 +75,20 @@ export function answerOtherMethod(req: IncomingMessage, res: ServerResponse, all
   res.end();
 }
 
-/** The `Allow` of a path served by GET alone: HEAD is the GET it stands for (RFC 9110 section 9.3.2). */
-export const READ_ALLOW = 'GET, HEAD, OPTIONS';
+/**
+ * The one spelling of `Allow` for the methods a path serves, on every route (REST's paths, tRPC's procedures, the
+ * documentation, the metrics, `OPTIONS *`): HEAD wherever GET is (RFC 9110 section 9.3.2), OPTIONS always.
+ */
+export function allowOf(methods: Iterable<string>): string {
+  const served = new Set(methods);
+  const others = [...served].filter(
+    (method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS',
+  );
+  return [...(served.has('GET') ? ['GET', 'HEAD'] : []), ...others, 'OPTIONS'].join(', ');
+}
+
+/** The `Allow` of a path served by GET alone. */
+export const READ_ALLOW = allowOf(['GET']);
 
 /**
  * Every router of the app: paths matched as written (Express would also take `/DOCS` and `/healthz/`). Express 5

@@ -22,7 +22,7 @@ import type { OperationContext, OperationHandler, OperationHandlers } from '../o
 import { type AccessGuard, admit } from './auth.js';
 import { readJsonBody } from './body.js';
 import { decodePercent, type HeadersOf, pathOf, queryOf, refuseQuery } from './edge.js';
-import { answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
+import { allowOf, answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
 import { answeredConditionally, refuseFalsePreconditions } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
@@ -46,7 +46,7 @@ function compilePaths(operations: readonly OperationContract[]) {
         ops.map((op) => [op.method as string, { op, headers: operationResponseHeaders(op) }]),
       ),
       // For 405 and OPTIONS: HEAD wherever GET is.
-      allow: `${ops.map((op) => (op.method === 'GET' ? 'GET, HEAD' : op.method)).join(', ')}, OPTIONS`,
+      allow: allowOf(ops.map((op) => op.method)),
       headers: pathResponseHeaders(ops), // for a method the path does not serve
     }));
 }

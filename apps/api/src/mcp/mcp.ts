@@ -27,7 +27,13 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, admit } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
-import { answerOtherMethod, createRouter, handleError, type InternalErrorSink } from '../http/errors.js';
+import {
+  allowOf,
+  answerOtherMethod,
+  createRouter,
+  handleError,
+  type InternalErrorSink,
+} from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { parseOr400 } from '../http/rest.js';
@@ -40,7 +46,7 @@ export const MCP_PATH = `${API_BASE_PATH}/mcp`;
  * Its methods: POST carries every message (stateless: no GET stream, no DELETE of a session); OPTIONS as every path.
  * A CORS preflight is told these too (answerOtherMethod), once its Origin is allowed.
  */
-const MCP_ALLOW = 'POST, OPTIONS';
+const MCP_ALLOW = allowOf(['POST']);
 /** The types an answer may come in: the SDK picks JSON or an event stream, so Accept must take both. */
 const MCP_ANSWER_TYPES = ['application/json', 'text/event-stream'] as const;
 /** The most a list tool's answer holds, in bytes of JSON (an agent's tool output is capped at about 25k tokens). */

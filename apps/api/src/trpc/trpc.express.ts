@@ -9,7 +9,7 @@ import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, admit } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
 import { decodePercent, pathOf, queryOf, refuseInputHeaders } from '../http/edge.js';
-import { answerOtherMethod } from '../http/errors.js';
+import { allowOf, answerOtherMethod } from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { sendJsonText } from '../http/send.js';
@@ -281,7 +281,7 @@ function takeLastEventIds(req: Request, parameters: Readonly<Record<string, stri
 function allowedMethods(types: readonly (string | undefined)[]): string {
   const takes = (method: 'GET' | 'POST') =>
     types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
-  return [...(takes('GET') ? ['GET', 'HEAD'] : []), ...(takes('POST') ? ['POST'] : []), 'OPTIONS'].join(', ');
+  return allowOf([...(takes('GET') ? ['GET'] : []), ...(takes('POST') ? ['POST'] : [])]);
 }
 
 /** tRPC's handler sets its `Vary` over the one the response has (CORS's Origin): it is added to it instead. */
