@@ -22,23 +22,27 @@ export const SERVER_METHODS = allowOf([
   ...operations.filter(isRestOperation).map((op) => op.method),
 ]);
 
-/** Fields that mean one value (Node keeps the first or joins them). Two Authorizations are the key check's 401. */
+/**
+ * Fields that mean one value (Node keeps the first or joins them), every header the contract reads into an input
+ * among them (`Idempotency-Key`, `Last-Event-ID`). Two Authorizations are the key check's 401.
+ */
 const SINGLETON_FIELDS = [
-  'Host',
-  'Content-Length',
-  'Content-Type',
-  'Content-Encoding',
-  'Transfer-Encoding',
-  'Expect',
-  'Idempotency-Key',
-  'X-Request-Id',
-  'trpc-accept',
-  'Last-Event-ID',
-  'Origin',
-  'Access-Control-Request-Method',
-  'traceparent',
-  READ_AFTER_HEADER,
-] as const;
+  ...new Set([
+    'Host',
+    'Content-Length',
+    'Content-Type',
+    'Content-Encoding',
+    'Transfer-Encoding',
+    'Expect',
+    'X-Request-Id',
+    'trpc-accept',
+    'Origin',
+    'Access-Control-Request-Method',
+    'traceparent',
+    READ_AFTER_HEADER,
+    ...operations.flatMap((op) => Object.keys(op.request.headers ?? {})),
+  ]),
+];
 const SINGLETON_BITS = new Map(SINGLETON_FIELDS.map((name, index) => [name.toLowerCase(), 1 << index]));
 const SINGLETON_LENGTHS = new Set(SINGLETON_FIELDS.map((name) => name.length));
 
