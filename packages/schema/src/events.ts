@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { INT64_MAX, PositiveInt64Schema } from './int64.js';
+import { INT64_MAX, int64Between, PositiveInt64Schema } from './int64.js';
 import { integerFromText } from './json.js';
 import { PetSchema } from './pet.js';
 
@@ -16,15 +16,10 @@ const EVENT_POSITION = `must be an event id: an integer from 0 to ${INT64_MAX}`;
  * A position in the change feed: an event's id (a positive int64), or 0 for "before the first event". What `since`
  * and `Last-Event-ID` carry; events after it are delivered. Over tRPC a number or a bigint.
  */
-export const EventPositionSchema = z.pipe(
-  z.pipe(
-    z.union([z.int({ error: EVENT_POSITION }), z.bigint({ error: EVENT_POSITION })], {
-      error: EVENT_POSITION,
-    }),
-    z.transform((value: number | bigint) => BigInt(value)),
-  ),
-  z.bigint().check(z.gte(0n, EVENT_POSITION), z.lte(INT64_MAX, EVENT_POSITION)),
-);
+export const EventPositionSchema = int64Between(0n, INT64_MAX, EVENT_POSITION, {
+  spelled: EVENT_POSITION,
+  missing: EVENT_POSITION,
+});
 
 /**
  * An event position from its text (`since=42`, `Last-Event-ID: 42`, tRPC's `lastEventId: "42"`): the integer it
