@@ -383,6 +383,16 @@ describe('parseConfig', () => {
     },
   );
 
+  // A tRPC subscription client reconnects after three keep-alives of silence: 3 x EVENTS_KEEPALIVE_MS past Node's
+  // longest timer fired at once, and the official client reconnected hundreds of times a second.
+  it("keeps three EVENTS_KEEPALIVE_MS within the longest timer (tRPC's reconnect wait)", () => {
+    const largest = Math.floor(2_147_483_647 / 3);
+    expect(parseConfig({ EVENTS_KEEPALIVE_MS: String(largest) }).events.keepAliveMs).toBe(largest);
+    expect(() => parseConfig({ EVENTS_KEEPALIVE_MS: String(largest + 1) })).toThrow(
+      `EVENTS_KEEPALIVE_MS: must be at most ${largest} milliseconds`,
+    );
+  });
+
   it('keeps DATABASE_STATEMENT_TIMEOUT_MS plus the client-side margin within the longest timer', () => {
     const largest = 2_147_483_647 - QUERY_TIMEOUT_MARGIN_MS;
     expect(

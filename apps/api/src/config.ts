@@ -207,7 +207,11 @@ const EnvSchema = z.object({
     EVENTS_DEFAULTS.maxPerCaller,
   ),
   EVENTS_STALL_MS: milliseconds().default(EVENTS_DEFAULTS.stallMs),
-  EVENTS_KEEPALIVE_MS: milliseconds().default(EVENTS_DEFAULTS.keepAliveMs),
+  // tRPC's subscription clients reconnect after three keep-alives of silence (trpc/trpc.ts): that must fit a timer.
+  EVENTS_KEEPALIVE_MS: milliseconds({
+    max: Math.floor(MAX_TIMER_MS / 3),
+    tooLarge: `must be at most ${Math.floor(MAX_TIMER_MS / 3)} milliseconds (a tRPC client waits three of them, and Node's longest timer is ${MAX_TIMER_MS})`,
+  }).default(EVENTS_DEFAULTS.keepAliveMs),
   EVENTS_LISTEN_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
   OTEL_EXPORTER_OTLP_ENDPOINT: z

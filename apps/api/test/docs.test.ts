@@ -184,12 +184,24 @@ describe('/docs/assets', () => {
     },
   );
 
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'package.json', 'index.html'])(
-    'answers 404 route_not_found for %s, like any unknown path',
-    async (name) => {
-      expectError(await call(origin, `/docs/assets/${name}`, { apiKey: null }), 404, 'route_not_found');
-    },
-  );
+  // An unknown name is no route to any method (a GET said 404 while OPTIONS said 204 and PUT 405), and a name
+  // that is not valid percent-encoding is no route either (it was Express's decoding 400).
+  it.each([
+    'constructor',
+    '__proto__',
+    'toString',
+    'hasOwnProperty',
+    'package.json',
+    'index.html',
+    '%ff',
+    '%E0%A4',
+  ])('answers 404 route_not_found for %s to every method, like any unknown path', async (name) => {
+    for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT', 'POST', 'DELETE']) {
+      const reply = await call(origin, `/docs/assets/${name}`, { apiKey: null, method });
+      expect(reply.status, `${method} ${name}`).toBe(404);
+      if (method !== 'HEAD') expectError(reply, 404, 'route_not_found');
+    }
+  });
 });
 
 describe('ETag, If-None-Match, codings and HEAD on the documentation (RFC 9110)', () => {

@@ -90,6 +90,30 @@ describe('every method under /v1/trpc answers in tRPC shape', () => {
     });
   }
 
+  // A subscription is a GET of its own, never in a batch: a batch naming one is served by no method, so its 405
+  // (and OPTIONS) must not offer GET, which answered that very 405.
+  it('a batch naming the subscription: 405 to GET and POST, Allow offering no method but OPTIONS', async () => {
+    for (const names of [
+      'pets.events',
+      'pets.list,pets.events',
+      'pets.events,pets.events',
+      'pets.events,nope',
+    ]) {
+      for (const method of ['GET', 'HEAD', 'POST', 'OPTIONS', 'PUT']) {
+        const reply = await rawSend(server.baseUrl, `/trpc/${names}?batch=1`, {
+          method,
+          headers: method === 'POST' ? { ...AUTH, 'content-type': 'application/json' } : AUTH,
+          ...(method === 'POST' ? { body: '{}' } : {}),
+        });
+        const where = `${method} ${names}`;
+        expect({ status: reply.status, allow: reply.headers.get('allow') }, where).toEqual({
+          status: method === 'OPTIONS' ? 204 : 405,
+          allow: 'OPTIONS',
+        });
+      }
+    }
+  });
+
   it('a path naming no procedure is a tRPC 404 to every method, OPTIONS included (as on REST)', async () => {
     for (const target of ['nope', 'x/pets.list', '']) {
       for (const method of METHODS) {

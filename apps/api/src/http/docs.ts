@@ -211,20 +211,21 @@ export function createDocsRouter({ servers, publicBaseUrl, contract }: DocsOptio
     send(req, res, page);
   });
   readRoute(router, `${DOCS_PATH}/init.js`, (req, res) => send(req, res, initScript));
-  readRoute(router, `${DOCS_PATH}/assets/:file`, async (req, res, next) => {
-    const name = String(req.params.file); // one path segment
-    const asset = ASSETS.get(name);
-    if (asset === undefined) return next('route');
-    // Read once, on first request (the bundle is 1.7 MB).
-    let loaded = assets.get(name);
-    if (loaded === undefined) {
-      loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
-        representation(bytes, asset.type, ASSET_CACHE_CONTROL),
-      );
-      loaded.catch(() => assets.delete(name));
-      assets.set(name, loaded);
-    }
-    send(req, res, await loaded);
-  });
+  // A route per file, as for every other path: a name that is none of them (or no valid percent-encoding) is no
+  // route, 404 to every method, never an OPTIONS or a 405 for a path a GET calls missing.
+  for (const [name, asset] of ASSETS) {
+    readRoute(router, `${DOCS_PATH}/assets/${name}`, async (req, res) => {
+      // Read once, on first request (the bundle is 1.7 MB).
+      let loaded = assets.get(name);
+      if (loaded === undefined) {
+        loaded = readFile(path.join(swaggerUi(), asset.file)).then((bytes) =>
+          representation(bytes, asset.type, ASSET_CACHE_CONTROL),
+        );
+        loaded.catch(() => assets.delete(name));
+        assets.set(name, loaded);
+      }
+      send(req, res, await loaded);
+    });
+  }
   return router;
 }

@@ -154,7 +154,8 @@ export function trpcMiddleware(
       // A streamed batch is tRPC's own answer (`no-transform`): compression as it is, without the JSON shortcut.
       if (method === 'GET' && !types.includes('subscription'))
         (streamed ? compressAnswer : compressJson)?.(req, res);
-      if (method !== 'GET' && method !== 'POST') return answerOtherMethod(req, res, allowedMethods(types));
+      if (method !== 'GET' && method !== 'POST')
+        return answerOtherMethod(req, res, allowedMethods(types, batch));
       refuseInputHeaders(req, "the call's input");
       if (overCap) {
         throw new AppError(
@@ -177,7 +178,7 @@ export function trpcMiddleware(
           type === 'subscription'
             ? `${misplaced} is a subscription: open it alone with GET (httpSubscriptionLink)`
             : `${misplaced} is a ${type}: send it with ${type === 'query' ? 'GET' : 'POST'}${hint}`;
-        const allow = allowedMethods(types);
+        const allow = allowedMethods(types, batch);
         return sendTrpcError(res, new AppError('method_not_allowed', message, { Allow: allow }), path);
       }
       // tRPC reads `batch`, on a GET `input`, and on a subscription a reconnecting EventSource's last event id
@@ -278,9 +279,16 @@ function takeLastEventIds(req: Request, parameters: Readonly<Record<string, stri
  * `Allow` for procedures of these types, at least one known. An unknown one (undefined) in a batch constrains
  * nothing: the batch's GET or POST answers it with a 404 inside, the known calls with theirs.
  */
-function allowedMethods(types: readonly (string | undefined)[]): string {
+function allowedMethods(types: readonly (string | undefined)[], batch: boolean): string {
+  // A subscription is a GET of its own, never in a batch: a batch that names one has no method at all.
   const takes = (method: 'GET' | 'POST') =>
-    types.every((type) => type === undefined || (type === 'mutation') === (method === 'POST'));
+    types.every(
+      (type) =>
+        type === undefined ||
+        (type === 'subscription'
+          ? !batch && method === 'GET'
+          : (type === 'mutation') === (method === 'POST')),
+    );
   return allowOf([...(takes('GET') ? ['GET'] : []), ...(takes('POST') ? ['POST'] : [])]);
 }
 
