@@ -278,8 +278,16 @@ export function refuse(res: ServerResponse, error: AppError): void {
 
 // The query ----------------------------------------------------------------------------------------------
 
-/** A request's query parameters, each given once, names and values percent-decoded (UTF-8, `+` is a space). */
-type QueryParameters = Readonly<Record<string, string>>;
+/**
+ * A request's query parameters, names and values percent-decoded (UTF-8, `+` is a space); a name given more than once
+ * has its values in a list, for its reader to refuse once it knows the names it reads (an unknown name is named
+ * as unknown, given once or twice; a known one `must be given at most once`).
+ */
+export type QueryParameters = Readonly<Record<string, string | readonly string[]>>;
+
+/** The 400 for a parameter given more than once (the schema's queryParameter says the same). */
+export const givenTwice = (name: string) =>
+  new AppError('validation_failed', `${name.slice(0, 100)}: must be given at most once`);
 
 const QUERY = Symbol('petstore.query');
 
@@ -325,7 +333,7 @@ export function refuseInputHeaders(req: IncomingMessage, carrier: string): void 
 
 /** The one strict query reader (docs/interface-decisions.md, "The edge"); a pair without `=` has the value "". */
 function readQuery(search: string): QueryParameters {
-  const query: Record<string, string> = Object.create(null);
+  const query: Record<string, string | string[]> = Object.create(null);
   // Empty segments (`&&`, a lone `?`) are no parameters, as in WHATWG URL.
   const pairs = search.split('&').filter((pair) => pair !== '');
   for (const [index, pair] of pairs.entries()) {
@@ -341,14 +349,13 @@ function readQuery(search: string): QueryParameters {
       'a query parameter name',
       'validation_failed',
     );
-    if (name in query) {
-      throw new AppError('validation_failed', `${name.slice(0, 100)}: must be given at most once`);
-    }
-    query[name] = decodeComponent(
+    const value = decodeComponent(
       equals === -1 ? '' : pair.slice(equals + 1),
       `query parameter ${JSON.stringify(name.slice(0, 100))}`,
       name === 'input' ? 'malformed_json' : 'validation_failed',
     );
+    const given = query[name];
+    query[name] = given === undefined ? value : [...(Array.isArray(given) ? given : [given]), value];
   }
   return query;
 }

@@ -8,7 +8,14 @@ import vary from 'vary';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, admit } from '../http/auth.js';
 import { parseJsonText, readJsonBody } from '../http/body.js';
-import { decodePercent, pathOf, queryOf, refuseInputHeaders } from '../http/edge.js';
+import {
+  decodePercent,
+  givenTwice,
+  pathOf,
+  type QueryParameters,
+  queryOf,
+  refuseInputHeaders,
+} from '../http/edge.js';
 import { allowOf, answerOtherMethod } from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
@@ -116,7 +123,9 @@ export function trpcMiddleware(
       let unreadable: unknown;
       try {
         path = decodePercent(path, 'the procedure path');
-        batch = queryOf(req).batch === '1';
+        const given = queryOf(req).batch;
+        if (Array.isArray(given)) throw givenTwice('batch');
+        batch = given === '1';
       } catch (error) {
         unreadable = error;
       }
@@ -206,10 +215,11 @@ export function trpcMiddleware(
             `subscription ${LAST_EVENT_ID_PARAMETERS.map((p) => `"${p}"`).join(' or ')}`,
         );
       }
+      for (const name in parameters) if (Array.isArray(parameters[name])) throw givenTwice(name);
       // A false precondition stops the calls before their input is read (RFC 9110 section 13.2.2); tRPC sends no
       // entity tags, and `If-None-Match: *` on a query is no 304 (a batch's calls may fail; nothing is cached).
       refuseFalsePreconditions(req, { content: method === 'POST' });
-      let inputText = parameters.input;
+      let inputText = parameters.input as string | undefined;
       let exactQueryInput: string | undefined;
       if (method === 'POST') {
         const body = await readJsonBody(req, res);
@@ -263,14 +273,15 @@ const LAST_EVENT_ID_PARAMETERS = ['lastEventId', 'Last-Event-Id'];
  * parameters an EventSource that cannot send headers uses), taken off the request so that tRPC's handler does not
  * merge one of them into the input over its own `lastEventId`.
  */
-function takeLastEventIds(req: Request, parameters: Readonly<Record<string, string>>): SentPosition[] {
+function takeLastEventIds(req: Request, parameters: QueryParameters): SentPosition[] {
   const sent: SentPosition[] = [];
   const header = req.headers['last-event-id'];
   if (header !== undefined) sent.push({ source: 'Last-Event-ID header', text: header as string });
   delete req.headers['last-event-id'];
   for (const name of LAST_EVENT_ID_PARAMETERS) {
     const text = parameters[name];
-    if (text !== undefined) sent.push({ source: `${name} query parameter`, text });
+    // (Each given once: the middleware refused a repeat.)
+    if (typeof text === 'string') sent.push({ source: `${name} query parameter`, text });
   }
   return sent;
 }
