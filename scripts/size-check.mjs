@@ -23,7 +23,9 @@ globalThis.calls = [client.listPets, client.createPet, client.getPet];`,
     // 20 KB until the change feed: its follower (followPetEvents, a method of every client, so never shaken out:
     // the event-stream reader, reconnects, the event check) adds about 1.3 KB. 21 KB until 2026-11-27: the int64
     // input check (a number the wire would round is refused, not sent altered) and base URLs used as checked, 0.4 KB.
-    gzipBytes: 21.5 * 1024,
+    // 21.5 KB until 2026-11-28: the contract declares Last-Event-ID by the decoder the server applies (the
+    // document said any string), which brings the integer-text rule into the contract's module, a few bytes.
+    gzipBytes: 22 * 1024,
     // The packages are side-effect free: a REST-only page must not carry the tRPC client, superjson, zod
     // classic or the OpenAPI generator.
     mustNotInclude: [
