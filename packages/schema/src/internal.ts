@@ -23,4 +23,5 @@ export {
 } from './contract.js';
 export { describeIssues, unknownKeysMessage } from './issues.js';
 export { integerFromText, integerOfText, jsonTextOf } from './json.js';
+export { GIVEN_ONCE } from './queries.js';
 export { laterReadPosition, parseReadPosition } from './read-after.js';

@@ -71,6 +71,9 @@ export const PetsPageQuerySchema = z.extend(ListPetsQuerySchema, {
     .check(z.describe("Set by TanStack Query's infinite queries; only `forward` is accepted.")),
 });
 
+/** What a parameter given more than once is told, wherever a repeat is refused (the api's query reader too). */
+export const GIVEN_ONCE = 'must be given at most once';
+
 /**
  * One query-string parameter: refused when repeated (`?limit=1&limit=2` has no single meaning), otherwise
  * decoded from text by `decode` and checked by the typed schema, so the rule and its message live in one place.
@@ -82,7 +85,7 @@ function queryParameter<T extends z.ZodMiniType>(
   return z.pipe(
     z.transform((value: unknown, ctx) => {
       if (Array.isArray(value)) {
-        ctx.issues.push({ code: 'custom', message: 'must be given at most once', input: value });
+        ctx.issues.push({ code: 'custom', message: GIVEN_ONCE, input: value });
         return z.NEVER;
       }
       return typeof value === 'string' ? decode(value) : value;

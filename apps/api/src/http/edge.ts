@@ -1,7 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ErrorCode, operations, READ_AFTER_HEADER } from '@petstore/schema';
-import { isRestOperation, parseReadPosition, unknownKeysMessage } from '@petstore/schema/internal';
+import {
+  GIVEN_ONCE,
+  isRestOperation,
+  parseReadPosition,
+  unknownKeysMessage,
+} from '@petstore/schema/internal';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
 import { allowOf } from './errors.js';
@@ -285,9 +290,9 @@ export function refuse(res: ServerResponse, error: AppError): void {
  */
 export type QueryParameters = Readonly<Record<string, string | readonly string[]>>;
 
-/** The 400 for a parameter given more than once (the schema's queryParameter says the same). */
+/** The 400 for a parameter given more than once, in the words of the schema's own repeat rule. */
 export const givenTwice = (name: string) =>
-  new AppError('validation_failed', `${name.slice(0, 100)}: must be given at most once`);
+  new AppError('validation_failed', `${name.slice(0, 100)}: ${GIVEN_ONCE}`);
 
 const QUERY = Symbol('petstore.query');
 
