@@ -40,7 +40,8 @@ async function send(root: string, path: string, method: string, headers: Record<
 /**
  * What `path` answers, and what the one rule says it should: OPTIONS 204 with an Allow listing OPTIONS (and GET and
  * HEAD on a path served by GET); GET, POST, PUT and DELETE, where Allow does not list them, 405 with that Allow; on a
- * path served by GET, a GET whose If-Match names a tag no answer of it carries 412, one with `If-None-Match: *` 304.
+ * path served by GET, a GET whose If-Match names a tag no answer of it carries 412, one with `If-None-Match: *` 304,
+ * one with a query parameter it does not read 400.
  */
 async function answersOf(root: string, path: string, read = true) {
   const options = await send(root, path, 'OPTIONS');
@@ -59,6 +60,10 @@ async function answersOf(root: string, path: string, read = true) {
   const { status, code } = await send(root, path, 'GET', { 'if-match': '"x"' });
   answers['If-Match "x"'] = { status, code };
   expected['If-Match "x"'] = { status: 412, code: 'precondition_failed' };
+  // A query parameter the path does not read is refused, never ignored (the API's, the probes', the documentation's).
+  const unread = await send(root, `${path}?unread=1`, 'GET');
+  answers['GET ?unread=1'] = { status: unread.status, code: unread.code };
+  expected['GET ?unread=1'] = { status: 400, code: 'validation_failed' };
   for (const method of ['GET', 'HEAD']) {
     const reply = await send(root, path, method, { 'if-none-match': '*' });
     answers[`${method} If-None-Match *`] = { status: reply.status, body: reply.body };
@@ -184,7 +189,7 @@ describe('every path the API serves', () => {
     expect(differences).toEqual([]);
   });
 
-  // Paths are matched as written, by one routing setting for every router (http/errors.ts createRouter): `/DOCS`,
+  // Paths are matched as written, by one routing setting for every router (http/edge.ts createRouter): `/DOCS`,
   // `/healthz/` and `/V1/OPENAPI.JSON` were 200 while `/v1/MCP` and `/v1/pets/` were 404.
   it('answers 404 with the Error body to every routed path in another case or with a trailing slash', async () => {
     const spellings = (path: string) => [

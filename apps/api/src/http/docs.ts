@@ -5,7 +5,7 @@ import { createOpenApiJson, type OpenApiOptions, type OpenApiServer } from '@pet
 import etag from 'etag';
 import type { Request, Response, Router } from 'express';
 import type { Config } from '../config.js';
-import { createRouter, readRoute } from './errors.js';
+import { createRouter, readRoute } from './edge.js';
 import { answeredConditionally } from './preconditions.js';
 import { requestBaseUrl } from './request-base-url.js';
 

@@ -7,9 +7,9 @@ import {
   parseReadPosition,
   unknownKeysMessage,
 } from '@petstore/schema/internal';
-import type { RequestHandler } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { AppError } from '../errors.js';
-import { allowOf } from './errors.js';
+import { allowOf, answerOtherMethod, READ_ALLOW } from './errors.js';
 import { sendError } from './send.js';
 
 // The edge: every request is read here once, on every listener, before REST or tRPC sees it. Its rules are
@@ -402,4 +402,25 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
   if (res.headersSent) return;
   res.shouldKeepAlive = keepAlive;
   res.writeContinue();
+}
+
+/**
+ * Every router of the app: paths matched as written (Express would also take `/DOCS` and `/healthz/`). Express 5
+ * applies `case sensitive routing` and `strict routing` to the app's own router only, not to one made by Router().
+ */
+export const createRouter = (): Router => Router({ caseSensitive: true, strict: true });
+
+/**
+ * The route of a path served by GET alone (probes, documentation, MCP metadata): GET and HEAD go to `read`, anything
+ * else is answerOtherMethod's, never Express's default OPTIONS answer or a 404.
+ */
+export function readRoute(router: Router, path: string, read: RequestHandler): void {
+  router
+    .route(path)
+    .get((req, res, next) => {
+      // None of them reads a query: a parameter it would ignore is refused, as on the API and /metrics.
+      refuseQuery(req);
+      return read(req, res, next);
+    })
+    .all((req, res) => answerOtherMethod(req, res, READ_ALLOW));
 }

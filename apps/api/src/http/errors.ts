@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
-import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, admit } from './auth.js';
 import { sendError } from './send.js';
@@ -89,20 +89,3 @@ export function allowOf(methods: Iterable<string>): string {
 
 /** The `Allow` of a path served by GET alone. */
 export const READ_ALLOW = allowOf(['GET']);
-
-/**
- * Every router of the app: paths matched as written (Express would also take `/DOCS` and `/healthz/`). Express 5
- * applies `case sensitive routing` and `strict routing` to the app's own router only, not to one made by Router().
- */
-export const createRouter = (): Router => Router({ caseSensitive: true, strict: true });
-
-/**
- * The route of a path served by GET alone (probes, documentation, MCP metadata): GET and HEAD go to `read`, anything
- * else is answerOtherMethod's, never Express's default OPTIONS answer or a 404.
- */
-export function readRoute(router: Router, path: string, read: RequestHandler): void {
-  router
-    .route(path)
-    .get(read)
-    .all((req, res) => answerOtherMethod(req, res, READ_ALLOW));
-}

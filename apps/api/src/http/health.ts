@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { serviceUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { createRouter, readRoute } from './errors.js';
+import { createRouter, readRoute } from './edge.js';
 import { answeredConditionally } from './preconditions.js';
 import { sendJsonText } from './send.js';
 

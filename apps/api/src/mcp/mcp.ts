@@ -26,14 +26,8 @@ import type { Router } from 'express';
 import { AppError, internalError, toAppError } from '../errors.js';
 import { type AccessGuard, admit } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
-import { refuseInputHeaders, refuseQuery } from '../http/edge.js';
-import {
-  allowOf,
-  answerOtherMethod,
-  createRouter,
-  handleError,
-  type InternalErrorSink,
-} from '../http/errors.js';
+import { createRouter, refuseInputHeaders, refuseQuery } from '../http/edge.js';
+import { allowOf, answerOtherMethod, handleError, type InternalErrorSink } from '../http/errors.js';
 import { refuseFalsePreconditions } from '../http/preconditions.js';
 import { FIXED_HEADERS } from '../http/request-context.js';
 import { parseOr400 } from '../http/rest.js';
