@@ -27,8 +27,9 @@ export const statement = <Row extends object>(text: string): Statement<Row> => t
 
 export type PetRecord = Pick<PetModel, 'id' | 'name' | 'categoryId' | 'status'>;
 export type ApiKeyRecord = Pick<ApiKeyModel, 'id'>;
-/** A stored event of the change feed (events/pet-events.store.ts): the event and its snapshot of the pet. */
-export type PetEventRow = Pick<PetEventModel, 'id' | 'kind' | 'petId' | 'name' | 'categoryId' | 'status'>;
+/** A stored event of the change feed (events/pet-events.store.ts): the event, its snapshot of the pet, its txid. */
+export type PetEventRow = Pick<PetEventModel, 'id' | 'kind' | 'petId' | 'name' | 'categoryId' | 'status'> &
+  Pick<PetModel, 'txid'>;
 export type PetEventHorizonRecord = Pick<PetEventHorizonModel, 'prunedThrough'>;
 export type RateLimitRecord = Pick<RateLimitWindowModel, 'count'>;
 

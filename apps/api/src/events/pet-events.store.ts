@@ -12,9 +12,16 @@ export interface PetEventRecord {
   pet: Pet;
 }
 
-/** The outbox's last id (or the horizon, past an outbox pruned empty) and how far it is pruned. */
-const HEAD = statement<{ head: bigint } & PetEventHorizonRecord>(
-  `SELECT greatest((SELECT max(id) FROM pet_events), pruned_through) AS head, pruned_through AS "prunedThrough"
+/** An event as the outbox holds it, with the transaction that created its pet (`pets.txid`; see committedIn). */
+export interface StoredEvent {
+  event: PetEventRecord;
+  txid: bigint | null;
+}
+
+/** The outbox's last id (or the horizon, past an outbox pruned empty), how far it is pruned, and the snapshot. */
+const HEAD = statement<{ head: bigint; snapshot: string } & PetEventHorizonRecord>(
+  `SELECT greatest((SELECT max(id) FROM pet_events), pruned_through) AS head, pruned_through AS "prunedThrough",
+     pg_current_snapshot()::text AS snapshot
    FROM pet_event_horizon`,
 );
 
@@ -22,9 +29,11 @@ const HEAD = statement<{ head: bigint } & PetEventHorizonRecord>(
 // a pruned stretch is told so by the same statement that read it (a page with no event is one row of NULLs).
 const PAGE = statement<PetEventHorizonRecord & { [Column in keyof PetEventRow]: PetEventRow[Column] | null }>(
   `SELECT h.pruned_through AS "prunedThrough", e.id, e.kind, e.pet_id AS "petId", e.name,
-     e.category_id AS "categoryId", e.status::text AS status
+     e.category_id AS "categoryId", e.status::text AS status, e.txid
    FROM pet_event_horizon h
-   LEFT JOIN LATERAL (SELECT * FROM pet_events WHERE id > $1 ORDER BY id LIMIT $2) e ON true
+   LEFT JOIN LATERAL (
+     SELECT pe.*, p.txid FROM pet_events pe LEFT JOIN pets p ON p.id = pe.pet_id WHERE pe.id > $1 ORDER BY pe.id LIMIT $2
+   ) e ON true
    ORDER BY e.id`,
 );
 
@@ -91,11 +100,13 @@ export interface FeedHead {
   head: bigint;
   /** Events with an id up to this may have been pruned: a position below it has lost events. */
   prunedThrough: bigint;
+  /** The snapshot the head was read in (`pg_current_snapshot()`'s text, `xmin:xmax:xip,...`). */
+  snapshot: string;
 }
 
 export interface EventPage extends Pick<FeedHead, 'prunedThrough'> {
   /** The events after the position asked for, in id order, of the known kinds. */
-  events: PetEventRecord[];
+  events: StoredEvent[];
   /** The last id read (the position to read on from; unknown kinds are skipped but still advance it). */
   last: bigint | undefined;
   /** The page came back full: more may follow at once. */
@@ -118,18 +129,29 @@ export async function readEvents(sql: Sql, after: bigint, limit: number): Promis
   ]);
   const first = rows[0];
   if (first === undefined) throw noHorizon();
-  const events: PetEventRecord[] = [];
+  const events: StoredEvent[] = [];
   let last: bigint | undefined;
   let count = 0;
-  for (const { id, kind, petId, name, categoryId, status } of rows) {
+  for (const { id, kind, petId, name, categoryId, status, txid } of rows) {
     if (id === null) continue;
     count++;
     last = id;
     // A kind this version does not know (written by a newer one during a rolling deploy) is passed over.
     if (kind !== 'pet.created' || petId === null || name === null || categoryId === null) continue;
-    events.push({ id, kind, pet: toPet({ id: petId, name, categoryId, status }) });
+    events.push({ event: { id, kind, pet: toPet({ id: petId, name, categoryId, status }) }, txid });
   }
   return { events, last, full: count >= limit, prunedThrough: first.prunedThrough };
+}
+
+/**
+ * Of the transactions whose pets are numbered after a snapshot's head, which had committed when it was taken: ids
+ * go in txid order to pets below every running transaction's, so one holding the cluster's xmin (another database's
+ * included) numbers such pets after the head. `undefined` from txid xmax on: every later pet is after it too.
+ */
+export function committedIn(snapshot: string): (txid: bigint) => boolean | undefined {
+  const [xmin = '0', xmax = '0', running = ''] = snapshot.split(':');
+  const inProgress = new Set(running.split(',').filter(Boolean).map(BigInt));
+  return (txid) => (txid >= BigInt(xmax) ? undefined : txid < BigInt(xmin) || !inProgress.has(txid));
 }
 
 /** Deletes the events older than `retentionSeconds` (an id-prefix) and raises the horizon; how many went. */

@@ -464,6 +464,51 @@ describe('event ids in one order for every reader (the sequencer), on PostgreSQL
   );
 
   it(
+    'from now: a pet answered before the follow is not delivered, though a transaction in another database held it back',
+    async () => {
+      const test = await createTestDatabase('pet_feed_xmin');
+      const database = await openDatabase({ databaseUrl: test.url, dataDir: 'memory://', logger });
+      // Transaction ids are the cluster's: one open in another database holds back what the sequencer may number.
+      const elsewhere = new URL(test.url);
+      elsewhere.pathname = '/postgres';
+      const other = new pg.Client({ connectionString: elsewhere.toString() });
+      const feed = createPetFeed(database.sql, silentWakeups(), feedOptions());
+      try {
+        await applyPendingMigrations(database.migrationAdapter);
+        await other.connect();
+        const pets = createPetsService(database.sql);
+        await other.query('BEGIN');
+        await other.query('SELECT pg_current_xact_id()');
+        const [answered] = await createMany(pets, 1, 'answered');
+        const follower = await feed.follow({ subject: 'a', signal: new AbortController().signal });
+        // Not numbered yet when the stream opened: it is numbered after the head the stream starts from.
+        expect(await sequenceEvents(database.sql, 1000)).toBe(0);
+        await other.query('COMMIT');
+        const [later] = await createMany(pets, 1, 'later');
+        feed.wake();
+        const first = (await follower.next()).value;
+        expect(first?.pet.name, `the pet ${answered?.id} was answered before the stream opened`).toBe(
+          'later-0',
+        );
+        expect(first?.pet.id).toBe(later?.id);
+        // The pet answered before is in the feed all the same, after the head (a follower from before sees it).
+        const head = await readHead(database.sql);
+        const all = await feed.follow({ subject: 'b', after: 0n, signal: new AbortController().signal });
+        const names = (await take(all, 2)).map((event) => event.pet.name);
+        expect(names).toEqual(['answered-0', 'later-0']);
+        expect(head.head).toBe(2n);
+        await Promise.all([follower.return?.(), all.return?.()]);
+      } finally {
+        await feed.close();
+        await other.end().catch(() => {});
+        await database.close();
+        await test.drop();
+      }
+    },
+    timeouts.server,
+  );
+
+  it(
     "from now: a pet answered before the follow is not delivered, though another instance's round held the sequencer",
     async () => {
       const test = await createTestDatabase('pet_feed_now');

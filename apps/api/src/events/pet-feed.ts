@@ -7,11 +7,13 @@ import type { Wakeups } from '../db/wakeups.js';
 import { operationError, serviceUnavailable } from '../errors.js';
 import { createIssuedKeyLookup } from '../keys/api-keys.service.js';
 import {
+  committedIn,
   type PetEventRecord,
   pruneEvents,
   readEvents,
   readHead,
   SEQUENCE_CONFLICTS,
+  type StoredEvent,
   sequenceEvents,
 } from './pet-events.store.js';
 
@@ -120,7 +122,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
   // The hub: `ring` holds every event with an id in (ringStart, head], in id order (undefined until the first read).
   let head: bigint | undefined;
   let ringStart: bigint | undefined;
-  const ring: PetEventRecord[] = [];
+  const ring: StoredEvent[] = [];
   let closed = false;
   let reading: Promise<void> | undefined;
   let readAgain = false;
@@ -141,7 +143,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     let high = ring.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if ((ring[middle] as PetEventRecord).id <= position) low = middle + 1;
+      if ((ring[middle] as StoredEvent).event.id <= position) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -184,7 +186,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         ringStart = head = page.prunedThrough;
       }
       ring.push(...page.events);
-      if (ring.length > ringSize) ringStart = ring.splice(0, ring.length - ringSize).at(-1)?.id;
+      if (ring.length > ringSize) ringStart = ring.splice(0, ring.length - ringSize).at(-1)?.event.id;
       if (page.last !== undefined && page.last > head) head = page.last;
       wakeAll();
       if (!page.full) return;
@@ -263,15 +265,18 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     else openPerSubject.set(subject, left);
   };
 
+  /** `opened`: the snapshot "now" was read in, for a follow from now (its pets committed before are not delivered). */
   function open(
     start: bigint,
     { status, subject, issuedKeyHash, signal, onStalled }: FollowOptions,
+    opened?: string,
   ): Following {
     let position = start;
+    let before = opened === undefined ? undefined : committedIn(opened);
     let ended = false;
     let failure: Error | undefined;
     /** A page read from the database while catching up, served first; `heldLast`: its last id, skipped kinds too. */
-    let held: PetEventRecord[] = [];
+    let held: StoredEvent[] = [];
     let heldLast: bigint | undefined;
     /** Set while the consumer holds an event (outside next()). */
     let stallTimer: NodeJS.Timeout | undefined;
@@ -285,7 +290,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         resume = resolve;
       });
 
-    const matches = (event: PetEventRecord) => status === undefined || event.pet.status === status;
+    const matches = ({ event }: StoredEvent) => status === undefined || event.pet.status === status;
     const onAbort = () => follower.end();
     const follower: Follower = {
       issuedKeyHash,
@@ -339,12 +344,14 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
           heldLast = undefined;
         }
         const inRing = ringStart !== undefined && position >= ringStart;
-        const event = held.shift() ?? (inRing ? ring[firstAfter(position)] : undefined);
-        if (event !== undefined) {
-          position = event.id;
-          if (!matches(event)) continue;
+        const stored = held.shift() ?? (inRing ? ring[firstAfter(position)] : undefined);
+        if (stored !== undefined) {
+          position = stored.event.id;
+          const earlier = before !== undefined && stored.txid !== null ? before(stored.txid) : false;
+          if (earlier === undefined) before = undefined;
+          if (earlier || !matches(stored)) continue;
           armStall();
-          yield event;
+          yield stored.event;
         } else if (inRing) await waitForHub();
         else {
           // Catching up: behind the ring (or before the hub's first read).
@@ -397,8 +404,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       openPerSubject.set(subject, open0 + 1);
       try {
         // From now: the events committed so far are numbered first, after any round running elsewhere (sequence),
-        // so that "now" comes after them (only a pet whose transaction is older than a write still running then may
-        // be delivered: it is numbered after that write).
+        // so that "now" comes after most of them; a pet committed before it but numbered after (a transaction older
+        // than it still running, anywhere on the cluster) is recognised by the snapshot "now" was read in.
         if (after === undefined) await sequence(true);
         const current = await readHead(sql);
         if (after !== undefined && after < current.prunedThrough) {
@@ -418,7 +425,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
         if (head === undefined) head = ringStart = current.head;
         // Committed events the hub has not read yet: read them now rather than at the next poll.
         else if (head < current.head) void refresh();
-        return open(after ?? current.head, followOptions);
+        return open(after ?? current.head, followOptions, after === undefined ? current.snapshot : undefined);
       } catch (error) {
         releaseSlot(subject);
         throw error;
