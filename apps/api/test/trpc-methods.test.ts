@@ -139,4 +139,25 @@ describe('every method under /v1/trpc answers in tRPC shape', () => {
       }
     }
   });
+
+  it('a call of a batch naming no procedure is told what a request naming none is, in its slot', async () => {
+    for (const [method, names, input] of [
+      ['GET', 'pets.list,nope', '{"0":{"json":{}},"1":{"json":{}}}'],
+      ['POST', 'nope,pets.create', '{"1":{"json":{"name":"Rex","categoryId":1}}}'],
+    ] as const) {
+      const query = method === 'GET' ? `&input=${encodeURIComponent(input)}` : '';
+      const reply = await rawSend(server.baseUrl, `/trpc/${names}?batch=1${query}`, {
+        method,
+        headers: method === 'POST' ? { ...AUTH, 'content-type': 'application/json' } : AUTH,
+        ...(method === 'POST' ? { body: input } : {}),
+      });
+      const slots = JSON.parse(reply.text) as { error?: unknown }[];
+      const slot = slots[names.split(',').indexOf('nope')] as { error: unknown };
+      expect(trpcError(JSON.stringify(slot), 404), `${method} ${names}`).toEqual({
+        code: 'route_not_found',
+        status: 404,
+        message: `no route for ${method} /v1/trpc/nope`,
+      });
+    }
+  });
 });

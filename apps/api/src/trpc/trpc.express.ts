@@ -71,11 +71,11 @@ export function trpcMiddleware(
   const config = appRouter._def._config;
   const handler = createExpressMiddleware({
     router: appRouter,
-    createContext: ({ res }) => {
+    createContext: ({ req, res }) => {
       const admitted = callers.get(res);
       if (admitted === undefined) throw new Error('tRPC request without an admitted caller');
       // A subscription whose client stopped reading is dropped (it resumes from its last id when it reconnects).
-      return { ...admitted, onInternalError, closeConnection: () => res.destroy() };
+      return { ...admitted, onInternalError, closeConnection: () => res.destroy(), method: req.method };
     },
     // Every answer's fixed headers again, over what the adapter writes (its streams say `no-cache, no-transform`).
     responseMeta: ({ errors }) => ({

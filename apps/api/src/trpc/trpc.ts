@@ -1,4 +1,11 @@
-import { type ApiError, ERROR_CODES, operations, trpcPath } from '@petstore/schema';
+import {
+  API_BASE_PATH,
+  type ApiError,
+  ERROR_CODES,
+  operations,
+  TRPC_ENDPOINT,
+  trpcPath,
+} from '@petstore/schema';
 import { describeIssues, inputSubject } from '@petstore/schema/internal';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
@@ -17,6 +24,8 @@ export interface TrpcContext {
   closeConnection?: () => void;
   /** A subscription's last event id as its EventSource sent it on reconnecting, each place tRPC reads it from. */
   lastEventIds?: readonly SentPosition[];
+  /** The HTTP request's method (a batch's), for the 404 of a call naming no procedure. */
+  method?: string;
 }
 
 /**
@@ -37,10 +46,16 @@ const INPUT_SUBJECT = new Map(operations.map((op) => [trpcPath(op), inputSubject
 const queries = operations.filter((op) => op.trpc.kind === 'query').map(trpcPath);
 const mutations = operations.filter((op) => op.trpc.kind === 'mutation').map(trpcPath);
 
-/** Errors tRPC raises itself (before any procedure runs), in our error model. */
-const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>> = {
+/**
+ * Errors tRPC raises itself (before any procedure runs), in our error model. A call of a batch naming no procedure
+ * is told what a request naming none is (trpc.express.ts): `no route for <method> <path>`, the call's path.
+ */
+const APP_ERROR_BY_TRPC_CODE: Partial<
+  Record<TRPCError['code'], (path: string | undefined, ctx: TrpcContext | undefined) => AppError>
+> = {
   PARSE_ERROR: () => new AppError('malformed_json', 'request input is not valid JSON'),
-  NOT_FOUND: () => new AppError('route_not_found', 'no such procedure'),
+  NOT_FOUND: (path, ctx) =>
+    new AppError('route_not_found', `no route for ${ctx?.method} ${API_BASE_PATH}${TRPC_ENDPOINT}/${path}`),
   METHOD_NOT_SUPPORTED: () =>
     new AppError(
       'method_not_allowed',
@@ -53,7 +68,12 @@ const APP_ERROR_BY_TRPC_CODE: Partial<Record<TRPCError['code'], () => AppError>>
 };
 
 /** The AppError behind any tRPC error: thrown by our code, an input that failed its schema, or tRPC's own. */
-function appErrorOfTrpc(error: TRPCError, path: string | undefined, input: unknown): AppError | undefined {
+function appErrorOfTrpc(
+  error: TRPCError,
+  path: string | undefined,
+  input: unknown,
+  ctx: TrpcContext | undefined,
+): AppError | undefined {
   const known = toAppError(error.cause);
   if (known !== undefined) return known;
   if (error.cause instanceof core.$ZodError) {
@@ -62,7 +82,7 @@ function appErrorOfTrpc(error: TRPCError, path: string | undefined, input: unkno
       describeIssues(error.cause, INPUT_SUBJECT.get(path ?? '') ?? 'field', input),
     );
   }
-  return APP_ERROR_BY_TRPC_CODE[error.code]?.();
+  return APP_ERROR_BY_TRPC_CODE[error.code]?.(path, ctx);
 }
 
 /**
@@ -81,7 +101,7 @@ export function createTrpcRoot(keepAliveMs: number) {
       client: { reconnectAfterInactivityMs: 3 * keepAliveMs },
     },
     errorFormatter({ shape, error, path, input, ctx }) {
-      const known = appErrorOfTrpc(error, path, input);
+      const known = appErrorOfTrpc(error, path, input, ctx);
       if (known === undefined) ctx?.onInternalError(error.cause ?? error, path);
       const apiError: ApiError = (known ?? internalError()).toBody();
       // An error of ours says its own status, also one tRPC has no code for (410); tRPC's own errors keep theirs.
