@@ -140,6 +140,26 @@ describe('every method under /v1/trpc answers in tRPC shape', () => {
     }
   });
 
+  it("says one media type on every JSON answer: a call's, tRPC's own and a refusal before any call", async () => {
+    const json = { ...AUTH, 'content-type': 'application/json' };
+    const requests: [string, string, Record<string, string>, string?][] = [
+      ['GET', `/trpc/pets.list?${input({})}`, AUTH], // the fast path
+      ['GET', `/trpc/pets.list,nope?batch=1`, AUTH], // tRPC's adapter
+      ['POST', '/trpc/pets.create', json, '{"json":{"name":"","categoryId":1}}'], // a call's 400
+      ['GET', `/trpc/pets.list?${input({})}`, {}], // 401 before any call
+      ['GET', '/trpc/nope', AUTH], // 404
+      ['PUT', '/trpc/pets.list', AUTH], // 405
+      ['GET', '/trpc/pets.list?input=%7B', AUTH], // unreadable input
+      ['GET', '/trpc/pets.list?batch=2', AUTH], // a bad batch parameter
+    ];
+    const types = new Set<string | null>();
+    for (const [method, path, headers, body] of requests) {
+      const reply = await rawSend(server.baseUrl, path, { method, headers, ...(body ? { body } : {}) });
+      types.add(reply.headers.get('content-type'));
+    }
+    expect([...types]).toEqual(['application/json']);
+  });
+
   it('a call of a batch naming no procedure is told what a request naming none is, in its slot', async () => {
     for (const [method, names, input] of [
       ['GET', 'pets.list,nope', '{"0":{"json":{}},"1":{"json":{}}}'],

@@ -8,9 +8,14 @@ import type { AppError } from '../errors.js';
  * Sends JSON text that is already serialised (the hot routes' bodies, every error answer). HEAD gets the headers
  * only. (An error's head loses any validator on the way out: request-context.ts answerRules.)
  */
-export function sendJsonText(res: ServerResponse, status: number, text: string): void {
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  type = 'application/json; charset=utf-8',
+): void {
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Type', type);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }

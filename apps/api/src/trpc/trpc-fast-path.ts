@@ -13,6 +13,9 @@ import type { TrpcContext } from './trpc.js';
 // trpc-fuzz.test.ts). Only a procedure that is exactly "one input parser, then the resolver" is served here
 // (trpc-middleware.test.ts); anything else is left to tRPC's handler, so no rule is skipped.
 
+/** The media type of every tRPC answer in JSON (tRPC's adapter's spelling), the refusals before a call included. */
+export const TRPC_JSON = 'application/json';
+
 /** A procedure the fast path may run. */
 export interface FastProcedure {
   type: 'query' | 'mutation';
@@ -155,7 +158,7 @@ export function createTrpcFastPath(appRouter: AppRouter, outputWriters: OutputWr
       return JSON.stringify(transformTRPCResponse(config, outcome));
     });
     const body = call.batch ? `[${items.join(',')}]` : (items[0] as string);
-    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Type', TRPC_JSON);
     res.setHeader('Content-Length', Buffer.byteLength(body));
     res.end(body);
     return true;

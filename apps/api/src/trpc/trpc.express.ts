@@ -24,7 +24,13 @@ import { labelResponse, trpcLabel } from '../observability/operation-label.js';
 import type { Caller, SentPosition } from '../operations.js';
 import type { AppRouter } from './router.js';
 import { trpcErrorOf } from './trpc.js';
-import { createTrpcFastPath, errorHeaders, type OutputWriters, routerProcedures } from './trpc-fast-path.js';
+import {
+  createTrpcFastPath,
+  errorHeaders,
+  type OutputWriters,
+  routerProcedures,
+  TRPC_JSON,
+} from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
@@ -99,7 +105,12 @@ export function trpcMiddleware(
       ctx: undefined,
     });
     for (const name in known.headers) res.setHeader(name, known.headers[name] as string);
-    sendJsonText(res, known.status, JSON.stringify(transformTRPCResponse(config, { error: shape })));
+    sendJsonText(
+      res,
+      known.status,
+      JSON.stringify(transformTRPCResponse(config, { error: shape })),
+      TRPC_JSON,
+    );
   };
 
   return async (req, res, next) => {
