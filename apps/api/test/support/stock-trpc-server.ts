@@ -24,7 +24,11 @@ export async function startStockTrpcServer(): Promise<{ baseUrl: string; close()
       router: createAppRouter(createOperationHandlers({ sql: database.sql, logger }), {
         keepAliveMs: EVENTS_DEFAULTS.keepAliveMs,
       }),
-      createContext: () => ({ caller: { subject: 'stock' }, onInternalError: () => {} }),
+      createContext: ({ req }) => ({
+        caller: { subject: 'stock' },
+        onInternalError: () => {},
+        method: req.method,
+      }),
     }),
   );
   const server: Server = await new Promise((resolve, reject) => {
