@@ -20,6 +20,7 @@ import {
   startTestServer,
   TEST_API_KEY,
   type TestServer,
+  UNREACHABLE_DATABASE,
 } from './support/test-server.js';
 
 vi.setConfig({ testTimeout: timeouts.server });
@@ -28,6 +29,7 @@ type Json = Record<string, unknown>;
 type Era = 'modern' | 'legacy';
 interface ToolAnswer {
   isError?: boolean;
+  _meta?: Json;
   structuredContent?: Json;
   content: { type: string; text: string }[];
 }
@@ -644,6 +646,24 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     } finally {
       await client.close();
       await withDeprecated.close();
+    }
+  });
+});
+
+describe('a tool error with the fields REST sends beside it', () => {
+  it("gives a 503's Retry-After in the result's _meta.headers, with REST's Error body", async () => {
+    const unreachable = await startTestServer('pglite', 'mcp-503', { databaseUrl: UNREACHABLE_DATABASE });
+    try {
+      const rest = await call(unreachable.baseUrl, '/pets');
+      expect(rest.status).toBe(503);
+      const answer = await rawToolCall(unreachable, 'listPets', '{}');
+      expect(answer).toMatchObject({
+        isError: true,
+        structuredContent: rest.body as Json,
+        _meta: { headers: { 'Retry-After': rest.headers.get('retry-after') } },
+      });
+    } finally {
+      await unreachable.close();
     }
   });
 });

@@ -108,14 +108,17 @@ const agentJson = (value: unknown): string =>
   JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
 
 /** The answer as the structured result and the same JSON as text, written once. */
-const result = (value: unknown, isError = false): CallToolResult => {
+const result = (value: unknown): CallToolResult => {
   const text = agentJson(value);
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: JSON.parse(text) as Json,
-    ...(isError ? { isError: true } : {}),
-  };
+  return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Json };
 };
+
+/** A tool error: REST's Error body, and in `_meta.headers` the fields REST sends with it (a 503's `Retry-After`). */
+const errorResult = (error: AppError): CallToolResult => ({
+  ...result(error.toBody()),
+  isError: true,
+  ...(Object.keys(error.headers).length === 0 ? {} : { _meta: { headers: { ...error.headers } } }),
+});
 
 // ---- tools -----------------------------------------------------------------------------------------------
 
@@ -212,7 +215,7 @@ function toolsOf(operations: readonly OperationContract[], deps: McpDeps) {
           // A failure carries the contract's Error body (what REST would answer); a fault of ours is logged.
           const known = toAppError(error);
           if (known === undefined) deps.onToolError(error, op.id);
-          return result((known ?? internalError()).toBody(), true);
+          return errorResult(known ?? internalError());
         }
       };
       return { name: op.id, config, call };
