@@ -90,12 +90,7 @@ function giveUpWhenSilent(client: pg.PoolClient, ms: number): void {
  * our start-up parameters (PgBouncer's default) gets a pool without them, the statement limit then a client-side
  * deadline. Any other failure is left to the first statement (a 503): opening never needs the database.
  */
-async function openPool(
-  url: string,
-  poolSize: number,
-  limits: DatabaseLimits,
-  logger: Logger,
-): Promise<{ pool: pg.Pool; startupParameters: boolean }> {
+async function openPool(url: string, poolSize: number, limits: DatabaseLimits, logger: Logger) {
   const open = (startupParameters: boolean) => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -151,17 +146,14 @@ async function mayNameStatements(
   mode: 'auto' | 'named',
   logger: Logger,
 ): Promise<boolean> {
-  let probe: Awaited<ReturnType<typeof probePooler>>;
-  try {
-    probe = await probePooler(pool);
-  } catch (error) {
+  const probe = await probePooler(pool).catch((error: unknown) => {
     // Opening never waits for the database. Unchecked, `auto` still falls back on the first name clash (db/sql.ts).
     logger.warn(
       { err: error },
       'could not check for a transaction-mode pooler (the database did not answer): statements start named',
     );
-    return true;
-  }
+  });
+  if (probe === undefined) return true;
   // Without start-up parameters (openPool) the operator has been told already, in one line.
   if (probe.statementTimeout === '0' && startupParameters) {
     logger.warn(
