@@ -48,11 +48,7 @@ function withPrototype<T extends abstract new (...args: never[]) => object>(Base
  * 30 s by default (adding up to 30 s to each): here every second, or the headers timeout. Node 24 runs the headers
  * timer only while a request arrives, so it may be shorter than the keep-alive timeout.
  */
-export function createHttpServer(
-  app: RequestListener,
-  limits: ServerLimits,
-  prototypes: MessagePrototypes,
-): Server {
+export function createHttpServer(app: RequestListener, limits: ServerLimits, prototypes: MessagePrototypes) {
   const handler = edgeListener(app);
   const server = createServer(
     {
@@ -143,12 +139,7 @@ function refusedRequest(lines: readonly string[], socket: ClientSocket): [string
   return undefined;
 }
 
-function answerClientError(
-  err: ParserError,
-  socket: ClientSocket,
-  methods: string,
-  headersOf?: HeadersOf,
-): void {
+function answerClientError(err: ParserError, socket: ClientSocket, methods: string, headersOf?: HeadersOf) {
   if (answering.has(socket)) return;
   answering.add(socket);
   if (err.code === 'ECONNRESET' || !socket.writable) {
