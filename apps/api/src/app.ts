@@ -235,10 +235,7 @@ export function createApp(deps: AppDeps): express.Express {
   const compressJson = compressJsonWith(compress);
   // The change feed's keep-alive, one value for both transports' streams.
   const keepAliveMs = deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs;
-  routes.use(['/docs', OPENAPI_PATH], (req, res, next) => {
-    compressAnswer(req, res);
-    next();
-  });
+  routes.use(['/docs', OPENAPI_PATH], compress);
   routes.use(
     restHandler({
       handlers,
