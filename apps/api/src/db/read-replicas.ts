@@ -62,13 +62,8 @@ interface ReplicaState extends Replica {
   lagMs: number;
 }
 
-export function createReadReplicas({
-  primary,
-  primaryPosition,
-  replicas,
-  logger,
-  maxLagMs,
-}: ReadReplicasOptions): ReadReplicas {
+export function createReadReplicas(options: ReadReplicasOptions): ReadReplicas {
+  const { primary, primaryPosition, replicas, logger, maxLagMs } = options;
   const requests = new AsyncLocalStorage<{ after: bigint | undefined; response: ServerResponse }>();
   const states: ReplicaState[] = replicas.map((replica) => ({
     ...replica,
@@ -120,8 +115,7 @@ export function createReadReplicas({
     });
   };
   tick();
-  const timer = setInterval(tick, 250);
-  timer.unref();
+  const timer = setInterval(tick, 250).unref();
 
   let next = 0;
   const route = (after: bigint | undefined): { replica?: ReplicaState; why: ReadRoute } => {

@@ -46,15 +46,8 @@ export function silentWakeups(): Wakeups {
  * (a warning once per outage, an info line on recovery), and then every subscriber is woken, since notifications
  * sent meanwhile are lost. Never throws. `firstAttempt` resolves when the first connection listens or has failed.
  */
-export function pgWakeups({
-  url,
-  logger,
-  minBackoffMs = 100,
-}: {
-  url: string;
-  logger: Logger;
-  minBackoffMs?: number;
-}): Wakeups & { firstAttempt: Promise<void> } {
+export function pgWakeups(options: { url: string; logger: Logger; minBackoffMs?: number }) {
+  const { url, logger, minBackoffMs = 100 } = options;
   const { promise: firstAttempt, resolve: firstAttemptDone } = Promise.withResolvers<void>();
   const fanOut = createFanOut();
   let closed = false;
