@@ -10,21 +10,21 @@ const USAGE = 'usage: pnpm keys create <name> | pnpm keys list | pnpm keys revok
 /** The number of arguments of each command, itself included. */
 const ARITY: Readonly<Record<string, number>> = { create: 2, list: 1, revoke: 2 };
 
+/** Says on stderr why the command did nothing; returns its exit code. */
+const refuse = (message: string, code = 2) => {
+  console.error(message);
+  return code;
+};
+
 async function run(args: string[]): Promise<number> {
   const [command = '', argument = ''] = args;
   // Each command with exactly its arguments: an extra one is refused, never ignored.
-  if (!Object.hasOwn(ARITY, command) || args.length !== ARITY[command]) {
-    console.error(USAGE);
-    return 2;
-  }
+  if (!Object.hasOwn(ARITY, command) || args.length !== ARITY[command]) return refuse(USAGE);
   return withConfiguredDatabase(parseConfig(process.env), async (database) => {
     const keys = createApiKeysService(database.prisma);
     if (command === 'create') {
       const problem = keyNameProblem(argument);
-      if (problem !== undefined) {
-        console.error(`key name ${JSON.stringify(argument)}: ${problem}`);
-        return 2;
-      }
+      if (problem !== undefined) return refuse(`key name ${JSON.stringify(argument)}: ${problem}`);
       const issued = await keys.create(argument);
       console.log(
         `created key ${issued.id} "${issued.name}". It is shown once; store it now:\n${issued.key}`,
@@ -33,15 +33,9 @@ async function run(args: string[]): Promise<number> {
       // An id is a positive int64 (the column's type): 0 is no id, larger digits name no key rather than fail in
       // the database.
       const id = /^\d+$/.test(argument) ? BigInt(argument) : 0n;
-      if (id < 1n || id > INT64_MAX) {
-        console.error(`not a key id: ${argument} (see pnpm keys list)`);
-        return 2;
-      }
+      if (id < 1n || id > INT64_MAX) return refuse(`not a key id: ${argument} (see pnpm keys list)`);
       const revoked = await keys.revoke(id);
-      if (revoked === undefined) {
-        console.error(`no key with id ${argument}`);
-        return 1;
-      }
+      if (revoked === undefined) return refuse(`no key with id ${argument}`, 1);
       console.log(
         `revoked key ${revoked.id} "${revoked.name}" (${revoked.prefix}…) at ${revoked.revokedAt?.toISOString()}`,
       );
