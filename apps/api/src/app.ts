@@ -180,8 +180,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   answerRules(app.response);
   const service = createOperationHandlers(deps);
-  const handlers: OperationHandlers =
-    deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };
+  const handlers: OperationHandlers = { ...service, ...deps.contract?.handlers };
   const contract = deps.contract?.operations;
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
