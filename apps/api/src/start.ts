@@ -40,15 +40,7 @@ async function main(): Promise<void> {
   if (config.tracing)
     logger.info({ tracesUrl: config.tracing.tracesUrl }, 'tracing on: spans are sent over OTLP/HTTP');
 
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    logger,
-    limits: config.databaseLimits,
-    statements: config.databaseStatements,
-    readUrls: config.databaseReadUrls,
-    readMaxLagMs: config.databaseReadMaxLagMs,
-  });
+  const database = await openDatabase({ ...config, logger });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
   const { applied } = await migrateConfiguredDatabase(database, config.databaseUrl);
   logger.info(

@@ -42,18 +42,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Named as in the Config, so that start-up passes its own (config.ts names the variables). */
 export interface DatabaseOptions {
   /** PostgreSQL when set; otherwise embedded PGlite. */
   databaseUrl: string | undefined;
   /** Where PGlite keeps its files (`<dataDir>/pglite`); `memory://` keeps them in memory (tests). */
   dataDir: string;
   logger: Logger;
-  /** The rest is for PostgreSQL only (config.ts names the variables). */
+  /** The rest is for PostgreSQL only. */
   poolSize?: number;
-  limits?: DatabaseLimits;
-  statements?: StatementMode;
-  readUrls?: readonly string[];
-  readMaxLagMs?: number;
+  databaseLimits?: DatabaseLimits;
+  databaseStatements?: StatementMode;
+  databaseReadUrls?: readonly string[];
+  databaseReadMaxLagMs?: number;
 }
 
 /** A URL without its password, for logs. */
@@ -208,10 +209,10 @@ export async function openDatabase({
   dataDir,
   logger,
   poolSize = 10,
-  limits = DEFAULT_DATABASE_LIMITS,
-  statements = 'auto',
-  readUrls = [],
-  readMaxLagMs = 1_000,
+  databaseLimits: limits = DEFAULT_DATABASE_LIMITS,
+  databaseStatements: statements = 'auto',
+  databaseReadUrls: readUrls = [],
+  databaseReadMaxLagMs: readMaxLagMs = 1_000,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
     const { pool, startupParameters } = await openPool(databaseUrl, poolSize, limits, logger);

@@ -36,13 +36,8 @@ export async function withConfiguredDatabase<T>(
     Partial<Pick<Config, 'databaseLimits' | 'databaseStatements'>>,
   use: (database: Database, applied: string[]) => Promise<T>,
 ): Promise<T> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    logger: createLogger('error'),
-    limits: config.databaseLimits,
-    statements: config.databaseStatements,
-  });
+  // The primary alone, as the type says: a tool given the whole Config opens no replica (DATABASE_READ_URL).
+  const database = await openDatabase({ ...config, databaseReadUrls: [], logger: createLogger('error') });
   try {
     const { applied } = await migrateConfiguredDatabase(database, config.databaseUrl);
     return await use(database, applied);
