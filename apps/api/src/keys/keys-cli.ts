@@ -53,17 +53,14 @@ async function run(args: string[]): Promise<number> {
   });
 }
 
-run(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
+process.exitCode = await run(process.argv.slice(2)).catch((error: unknown) =>
+  refuse(
     // The embedded database serves one process: keys for a running api are issued through PostgreSQL.
-    if (error instanceof DataDirectoryInUse)
-      console.error(
-        `${error.message} To issue or revoke keys, stop the api first, or run it on PostgreSQL (DATABASE_URL), where keys are issued and revoked while it runs.`,
-      );
-    else console.error(error instanceof ConfigError ? error.message : `keys: ${(error as Error).message}`);
-    process.exitCode = 1;
-  },
+    error instanceof DataDirectoryInUse
+      ? `${error.message} To issue or revoke keys, stop the api first, or run it on PostgreSQL (DATABASE_URL), where keys are issued and revoked while it runs.`
+      : error instanceof ConfigError
+        ? error.message
+        : `keys: ${(error as Error).message}`,
+    1,
+  ),
 );
