@@ -1,3 +1,4 @@
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
@@ -117,9 +118,7 @@ export function pgWakeups(options: { url: string; logger: Logger; minBackoffMs?:
 }
 
 /** PGlite's own LISTEN: one in-process database, nothing to lose in transit and nothing to reconnect. */
-export async function pgliteWakeups(pglite: {
-  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
-}): Promise<Wakeups> {
+export async function pgliteWakeups(pglite: Pick<PGlite, 'listen'>): Promise<Wakeups> {
   const fanOut = createFanOut();
   const unlisten = await pglite.listen(PET_EVENTS_CHANNEL, fanOut.fire);
   return {
