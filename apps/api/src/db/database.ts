@@ -138,8 +138,8 @@ async function openPool(url: string, poolSize: number, limits: DatabaseLimits, l
 }
 
 /**
- * Whether the hot statements may be named: not through a transaction-mode pooler (`auto`: false; `named`: a
- * ConfigError). Warns when the sessions lack the statement_timeout the pool asked for.
+ * Whether the hot statements may be named: not through a transaction-mode pooler (`auto`: false; `named`: the
+ * pool ended, a ConfigError). Warns when the sessions lack the statement_timeout the pool asked for.
  */
 async function mayNameStatements(
   pool: pg.Pool,
@@ -165,6 +165,7 @@ async function mayNameStatements(
   }
   if (!probe.transactionPooler) return true;
   if (mode === 'named') {
+    await pool.end();
     throw new ConfigError(
       'invalid configuration:\n  DATABASE_STATEMENTS: is named, but DATABASE_URL leads to a transaction-mode ' +
         'pooler (two client connections shared one server session), where named prepared statements fail ' +
@@ -233,15 +234,8 @@ export async function openDatabase({
       };
     };
     const { namer, sql } = openSql(databaseUrl, pool);
-    if (statements !== 'unnamed') {
-      const named = await mayNameStatements(pool, startupParameters, statements, logger).catch(
-        async (error: unknown) => {
-          await pool.end();
-          throw error;
-        },
-      );
-      if (!named) namer.unname();
-    }
+    if (statements !== 'unnamed' && !(await mayNameStatements(pool, startupParameters, statements, logger)))
+      namer.unname();
     // Each replica has a pool of its own, with the same limits and statement mode.
     const replicaPools = await Promise.all(
       readUrls.map(async (url) => (await openPool(url, poolSize, limits, logger)).pool),
