@@ -132,11 +132,8 @@ const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) (HTTP\/[\x2
 function refusedRequest(lines: readonly string[], socket: ClientSocket): [string, string] | undefined {
   const reading = socket._httpMessage?.req;
   if (reading !== undefined && !reading.complete) return [reading.method ?? '', reading.url ?? ''];
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const line = REQUEST_LINE.exec(lines[index] as string);
-    if (line !== null) return [line[1] as string, line[2] as string];
-  }
-  return undefined;
+  const line = REQUEST_LINE.exec(lines.findLast((each) => REQUEST_LINE.test(each)) ?? '');
+  return line === null ? undefined : [line[1] as string, line[2] as string];
 }
 
 function answerClientError(err: ParserError, socket: ClientSocket, methods: string, headersOf?: HeadersOf) {
