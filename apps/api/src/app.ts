@@ -180,8 +180,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   answerRules(app.response);
   const service = createOperationHandlers(deps);
-  const handlers: OperationHandlers =
-    deps.contract === undefined ? service : { ...service, ...deps.contract.handlers };
+  const handlers: OperationHandlers = { ...service, ...deps.contract?.handlers };
   const contract = deps.contract?.operations;
   const verifyKey = createKeyVerifier(deps.apiKeys, {
     prefix: ISSUED_KEY_PREFIX,
@@ -235,10 +234,7 @@ export function createApp(deps: AppDeps): express.Express {
   const compressJson = compressJsonWith(compress);
   // The change feed's keep-alive, one value for both transports' streams.
   const keepAliveMs = deps.eventsKeepAliveMs ?? EVENTS_DEFAULTS.keepAliveMs;
-  routes.use(['/docs', OPENAPI_PATH], (req, res, next) => {
-    compressAnswer(req, res);
-    next();
-  });
+  routes.use(['/docs', OPENAPI_PATH], compress);
   routes.use(
     restHandler({
       handlers,

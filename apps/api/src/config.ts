@@ -40,44 +40,32 @@ const PublicUrlSchema = z
   })
   .optional();
 
+/** A range, and what a value out of it is told (by default, the range in `unit`s). */
+type Range = { min: number; max?: number; tooSmall?: string; tooLarge?: string; spelled?: string };
+
 /**
  * A whole number of `unit` from its text, by the one rule for integers in text (@petstore/schema's integerOfText,
  * as on the wire: `30000` and `3e4` are 30000; `0x10`, ` 5` and `1.5` are refused), within [min, max].
  */
-const whole = (
-  unit: string,
-  {
-    min,
-    max,
-    tooSmall = `must be at least ${min} ${unit}`,
-    tooLarge = `must be at most ${max} ${unit}`,
-    spelled = `must be a whole number of ${unit}`,
-  }: { min: number; max?: number; tooSmall?: string; tooLarge?: string; spelled?: string },
-) =>
-  z
+const whole = (unit: string, { min, max, tooSmall, tooLarge, spelled }: Range) => {
+  const notWhole = spelled ?? `must be a whole number of ${unit}`;
+  return z
     .string()
     .transform((text) => integerOfText(text) ?? Number.NaN)
     .pipe(
       z
-        .number({ error: spelled })
-        .int(spelled)
-        .min(min, tooSmall)
-        .max(max ?? Number.MAX_SAFE_INTEGER, tooLarge),
+        .number({ error: notWhole })
+        .int(notWhole)
+        .min(min, tooSmall ?? `must be at least ${min} ${unit}`)
+        .max(max ?? Number.MAX_SAFE_INTEGER, tooLarge ?? `must be at most ${max} ${unit}`),
     );
+};
 
 /**
  * Every duration in milliseconds (*_MS): from `min` (1 unless said: 0 would switch Node's protection off) to
  * `max`, never past MAX_TIMER_MS, Node's longest timer and PostgreSQL's longest time limit (INT_MAX ms).
  */
-const milliseconds = ({
-  min = 1,
-  max = MAX_TIMER_MS,
-  tooLarge,
-}: {
-  min?: number;
-  max?: number;
-  tooLarge?: string;
-} = {}) =>
+const milliseconds = ({ min = 1, max = MAX_TIMER_MS, tooLarge }: Partial<Range> = {}) =>
   whole('milliseconds', {
     min,
     max: Math.min(max, MAX_TIMER_MS),
@@ -118,6 +106,8 @@ export const EVENTS_DEFAULTS = {
 } as const;
 
 const postgresUrl = (error: string) => z.url({ protocol: /^postgres(ql)?$/, error });
+const httpUrl = (example: string) =>
+  z.url({ protocol: /^https?$/, error: `must be an http(s) URL such as ${example}` }).optional();
 // Every boolean, by the OpenTelemetry environment specification's rule: "true", case-insensitive. Where the spec
 // falls back to false on any other value with a warning, a bad value stops start-up here, as for every variable.
 const trueOrFalse = z.stringbool({
@@ -214,12 +204,8 @@ const EnvSchema = z.object({
   }).default(EVENTS_DEFAULTS.keepAliveMs),
   EVENTS_LISTEN_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
   // OpenTelemetry's own variable names (the exporter also reads its other OTEL_EXPORTER_OTLP_* settings).
-  OTEL_EXPORTER_OTLP_ENDPOINT: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318' })
-    .optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://collector:4318/v1/traces' })
-    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('http://collector:4318'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('http://collector:4318/v1/traces'),
   OTEL_SERVICE_NAME: z.string().min(1).default('petstore-api'),
   OTEL_SDK_DISABLED: trueOrFalse.optional(),
 });

@@ -48,11 +48,7 @@ function withPrototype<T extends abstract new (...args: never[]) => object>(Base
  * 30 s by default (adding up to 30 s to each): here every second, or the headers timeout. Node 24 runs the headers
  * timer only while a request arrives, so it may be shorter than the keep-alive timeout.
  */
-export function createHttpServer(
-  app: RequestListener,
-  limits: ServerLimits,
-  prototypes: MessagePrototypes,
-): Server {
+export function createHttpServer(app: RequestListener, limits: ServerLimits, prototypes: MessagePrototypes) {
   const handler = edgeListener(app);
   const server = createServer(
     {
@@ -136,19 +132,11 @@ const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) (HTTP\/[\x2
 function refusedRequest(lines: readonly string[], socket: ClientSocket): [string, string] | undefined {
   const reading = socket._httpMessage?.req;
   if (reading !== undefined && !reading.complete) return [reading.method ?? '', reading.url ?? ''];
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const line = REQUEST_LINE.exec(lines[index] as string);
-    if (line !== null) return [line[1] as string, line[2] as string];
-  }
-  return undefined;
+  const line = REQUEST_LINE.exec(lines.findLast((each) => REQUEST_LINE.test(each)) ?? '');
+  return line === null ? undefined : [line[1] as string, line[2] as string];
 }
 
-function answerClientError(
-  err: ParserError,
-  socket: ClientSocket,
-  methods: string,
-  headersOf?: HeadersOf,
-): void {
+function answerClientError(err: ParserError, socket: ClientSocket, methods: string, headersOf?: HeadersOf) {
   if (answering.has(socket)) return;
   answering.add(socket);
   if (err.code === 'ECONNRESET' || !socket.writable) {

@@ -25,15 +25,8 @@ const DRAIN_DEADLINE_MS = 10_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 
 /** Graceful shutdown on SIGTERM and SIGINT, as docs/operations.md#health-outages-shutdown-logs-and-headers says. */
-export function exitGracefullyOnSignals({
-  server,
-  database,
-  health,
-  logger,
-  drainMs = 0,
-  closers = [],
-  endStreams,
-}: ShutdownOptions): void {
+export function exitGracefullyOnSignals(options: ShutdownOptions): void {
+  const { server, database, health, logger, drainMs = 0, closers = [], endStreams } = options;
   const exit = (code: number) => logger.flush(() => process.exit(code));
   const stopServing = serverStopper(server);
   let stopping = false;
@@ -55,8 +48,7 @@ export function exitGracefullyOnSignals({
     const deadline = setTimeout(() => {
       logger.warn('shutdown deadline reached: closing remaining connections');
       server.closeAllConnections();
-    }, DRAIN_DEADLINE_MS);
-    deadline.unref();
+    }, DRAIN_DEADLINE_MS).unref();
     stopServing(() => {
       clearTimeout(deadline);
       const hung = setTimeout(() => {

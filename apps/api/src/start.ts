@@ -40,15 +40,7 @@ async function main(): Promise<void> {
   if (config.tracing)
     logger.info({ tracesUrl: config.tracing.tracesUrl }, 'tracing on: spans are sent over OTLP/HTTP');
 
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    logger,
-    limits: config.databaseLimits,
-    statements: config.databaseStatements,
-    readUrls: config.databaseReadUrls,
-    readMaxLagMs: config.databaseReadMaxLagMs,
-  });
+  const database = await openDatabase({ ...config, logger });
   // Up to date (the usual restart): no schema engine to load. Otherwise the engine migrates, under its lock.
   const { applied } = await migrateConfiguredDatabase(database, config.databaseUrl);
   logger.info(
@@ -58,7 +50,7 @@ async function main(): Promise<void> {
 
   const migrations = await listMigrationNames();
   // The hot statements, each with a client span of its own when tracing is on (readiness's included).
-  const sql = tracing === undefined ? database.sql : tracing.traceSql(database.sql, database.kind);
+  const sql = tracing === undefined ? database.sql : tracing.traceSql(database.sql);
   const health = createHealth({ appliedMigrations: () => appliedMigrationNames(sql), migrations, logger });
   // The running environment's own public URL, when configured: what its Link headers point at.
   const publicUrl =
@@ -85,7 +77,7 @@ async function main(): Promise<void> {
     replicas:
       database.replicas === undefined || tracing === undefined
         ? database.replicas
-        : { ...database.replicas, reads: tracing.traceSql(database.replicas.reads, database.kind) },
+        : { ...database.replicas, reads: tracing.traceSql(database.replicas.reads) },
     logger,
     apiKeys: config.apiKeys ?? [devKey as string],
     migrations,
@@ -179,13 +171,11 @@ function listenError(error: Error, variable: 'PORT' | 'METRICS_PORT', host: stri
 
 main().catch((error: unknown) => {
   const fail = () => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-    } else {
-      process.stderr.write(
-        `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-    }
+    process.stderr.write(
+      error instanceof ConfigError
+        ? `${error.message}\n`
+        : `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   };
   // What was logged before (the database line) comes out first: the reason it failed is the last line.

@@ -27,6 +27,7 @@ export interface DatabaseUnavailable {
 }
 
 type Verdict = Omit<DatabaseUnavailable, 'reason'>;
+type Verdicts = Readonly<Record<string, Verdict>>;
 const NOT_RUN: Verdict = { outcomeUnknown: false, timedOut: false };
 const LOST: Verdict = { outcomeUnknown: true, timedOut: false };
 const NOT_RUN_IN_TIME: Verdict = { outcomeUnknown: false, timedOut: true };
@@ -34,11 +35,7 @@ const LOST_IN_TIME: Verdict = { outcomeUnknown: true, timedOut: true };
 const FULL: Verdict = { outcomeUnknown: false, timedOut: false, full: true };
 
 /** The verdict `table` has for `key`, a string that came from an error (never an Object.prototype member). */
-const lookUp = (
-  table: Readonly<Record<string, Verdict>>,
-  key: unknown,
-  reason = key,
-): DatabaseUnavailable | undefined =>
+const lookUp = (table: Verdicts, key: unknown, reason = key): DatabaseUnavailable | undefined =>
   typeof key === 'string' && Object.hasOwn(table, key)
     ? { reason: reason as string, ...(table[key] as Verdict) }
     : undefined;
@@ -49,9 +46,9 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 // have carried the statement, 08007 being "transaction resolution unknown"); 28, a connection refused its
 // authorization (a rotated password, a role locked); 53, insufficient resources (too many connections, out of
 // memory, disk full: none of them ran).
-const SQLSTATE_CLASSES: Readonly<Record<string, Verdict>> = { '08': LOST, '28': NOT_RUN, '53': NOT_RUN };
+const SQLSTATE_CLASSES: Verdicts = { '08': LOST, '28': NOT_RUN, '53': NOT_RUN };
 
-const SQLSTATES: Readonly<Record<string, Verdict>> = {
+const SQLSTATES: Verdicts = {
   '08001': NOT_RUN, // sqlclient_unable_to_establish_sqlconnection
   '08004': NOT_RUN, // sqlserver_rejected_establishment_of_sqlconnection
   '57P01': LOST, // admin_shutdown: pg_terminate_backend, a fast or smart restart, a failover
@@ -71,7 +68,7 @@ const SQLSTATES: Readonly<Record<string, Verdict>> = {
 
 // Prisma's own codes with that meaning: P1001 cannot reach the server, P1002 and P1008 timed out, P1003 the
 // database does not exist, P1017 the server closed the connection, P2024 no pool connection in time.
-const PRISMA_CODES: Readonly<Record<string, Verdict>> = {
+const PRISMA_CODES: Verdicts = {
   P1001: NOT_RUN,
   P1002: LOST_IN_TIME,
   P1003: NOT_RUN,
@@ -81,7 +78,7 @@ const PRISMA_CODES: Readonly<Record<string, Verdict>> = {
 };
 
 // Driver-adapter kinds without a SQLSTATE (the ones with one carry it as originalCode and are read above).
-const ADAPTER_KINDS: Readonly<Record<string, Verdict>> = {
+const ADAPTER_KINDS: Verdicts = {
   DatabaseNotReachable: NOT_RUN,
   ConnectionClosed: LOST,
   SocketTimeout: LOST_IN_TIME,
@@ -92,7 +89,7 @@ const ADAPTER_KINDS: Readonly<Record<string, Verdict>> = {
 };
 
 // Node socket errors: a connection never made, or one lost with the statement possibly on it.
-const ERRNOS: Readonly<Record<string, Verdict>> = {
+const ERRNOS: Verdicts = {
   ECONNREFUSED: NOT_RUN,
   ENOTFOUND: NOT_RUN,
   EAI_AGAIN: NOT_RUN,

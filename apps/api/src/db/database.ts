@@ -42,18 +42,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Named as in the Config, so that start-up passes its own (config.ts names the variables). */
 export interface DatabaseOptions {
   /** PostgreSQL when set; otherwise embedded PGlite. */
   databaseUrl: string | undefined;
   /** Where PGlite keeps its files (`<dataDir>/pglite`); `memory://` keeps them in memory (tests). */
   dataDir: string;
   logger: Logger;
-  /** The rest is for PostgreSQL only (config.ts names the variables). */
+  /** The rest is for PostgreSQL only. */
   poolSize?: number;
-  limits?: DatabaseLimits;
-  statements?: StatementMode;
-  readUrls?: readonly string[];
-  readMaxLagMs?: number;
+  databaseLimits?: DatabaseLimits;
+  databaseStatements?: StatementMode;
+  databaseReadUrls?: readonly string[];
+  databaseReadMaxLagMs?: number;
 }
 
 /** A URL without its password, for logs. */
@@ -90,12 +91,7 @@ function giveUpWhenSilent(client: pg.PoolClient, ms: number): void {
  * our start-up parameters (PgBouncer's default) gets a pool without them, the statement limit then a client-side
  * deadline. Any other failure is left to the first statement (a 503): opening never needs the database.
  */
-async function openPool(
-  url: string,
-  poolSize: number,
-  limits: DatabaseLimits,
-  logger: Logger,
-): Promise<{ pool: pg.Pool; startupParameters: boolean }> {
+async function openPool(url: string, poolSize: number, limits: DatabaseLimits, logger: Logger) {
   const open = (startupParameters: boolean) => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -142,8 +138,8 @@ async function openPool(
 }
 
 /**
- * Whether the hot statements may be named: not through a transaction-mode pooler (`auto`: false; `named`: a
- * ConfigError). Warns when the sessions lack the statement_timeout the pool asked for.
+ * Whether the hot statements may be named: not through a transaction-mode pooler (`auto`: false; `named`: the
+ * pool ended, a ConfigError). Warns when the sessions lack the statement_timeout the pool asked for.
  */
 async function mayNameStatements(
   pool: pg.Pool,
@@ -151,17 +147,14 @@ async function mayNameStatements(
   mode: 'auto' | 'named',
   logger: Logger,
 ): Promise<boolean> {
-  let probe: Awaited<ReturnType<typeof probePooler>>;
-  try {
-    probe = await probePooler(pool);
-  } catch (error) {
+  const probe = await probePooler(pool).catch((error: unknown) => {
     // Opening never waits for the database. Unchecked, `auto` still falls back on the first name clash (db/sql.ts).
     logger.warn(
       { err: error },
       'could not check for a transaction-mode pooler (the database did not answer): statements start named',
     );
-    return true;
-  }
+  });
+  if (probe === undefined) return true;
   // Without start-up parameters (openPool) the operator has been told already, in one line.
   if (probe.statementTimeout === '0' && startupParameters) {
     logger.warn(
@@ -172,6 +165,7 @@ async function mayNameStatements(
   }
   if (!probe.transactionPooler) return true;
   if (mode === 'named') {
+    await pool.end();
     throw new ConfigError(
       'invalid configuration:\n  DATABASE_STATEMENTS: is named, but DATABASE_URL leads to a transaction-mode ' +
         'pooler (two client connections shared one server session), where named prepared statements fail ' +
@@ -216,10 +210,10 @@ export async function openDatabase({
   dataDir,
   logger,
   poolSize = 10,
-  limits = DEFAULT_DATABASE_LIMITS,
-  statements = 'auto',
-  readUrls = [],
-  readMaxLagMs = 1_000,
+  databaseLimits: limits = DEFAULT_DATABASE_LIMITS,
+  databaseStatements: statements = 'auto',
+  databaseReadUrls: readUrls = [],
+  databaseReadMaxLagMs: readMaxLagMs = 1_000,
 }: DatabaseOptions): Promise<Database> {
   if (databaseUrl !== undefined) {
     const { pool, startupParameters } = await openPool(databaseUrl, poolSize, limits, logger);
@@ -240,15 +234,8 @@ export async function openDatabase({
       };
     };
     const { namer, sql } = openSql(databaseUrl, pool);
-    if (statements !== 'unnamed') {
-      const named = await mayNameStatements(pool, startupParameters, statements, logger).catch(
-        async (error: unknown) => {
-          await pool.end();
-          throw error;
-        },
-      );
-      if (!named) namer.unname();
-    }
+    if (statements !== 'unnamed' && !(await mayNameStatements(pool, startupParameters, statements, logger)))
+      namer.unname();
     // Each replica has a pool of its own, with the same limits and statement mode.
     const replicaPools = await Promise.all(
       readUrls.map(async (url) => (await openPool(url, poolSize, limits, logger)).pool),

@@ -55,7 +55,7 @@ async function open(lines: LogLine[], statementTimeoutMs = 10_000): Promise<Data
     databaseUrl: testDatabase.url,
     dataDir: 'memory://',
     logger: recordingLogger(lines),
-    limits: { statementTimeoutMs, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 5_000 },
+    databaseLimits: { statementTimeoutMs, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 5_000 },
   });
   opened.push(database);
   return database;
@@ -185,7 +185,11 @@ describe('a database that goes silent (a partition, a stopped server)', () => {
         databaseUrl: url.toString(),
         dataDir: 'memory://',
         logger: recordingLogger(lines),
-        limits: { statementTimeoutMs: 200, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 5_000 },
+        databaseLimits: {
+          statementTimeoutMs: 200,
+          idleInTransactionTimeoutMs: 10_000,
+          acquireTimeoutMs: 5_000,
+        },
       });
       opened.push(database);
       expect(await database.sql.rows("SELECT 'before' AS answer")).toEqual([{ answer: 'before' }]);
@@ -226,7 +230,11 @@ describe('a database that goes silent (a partition, a stopped server)', () => {
         databaseUrl: url.toString(),
         dataDir: 'memory://',
         logger: recordingLogger([]),
-        limits: { statementTimeoutMs: 200, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 5_000 },
+        databaseLimits: {
+          statementTimeoutMs: 200,
+          idleInTransactionTimeoutMs: 10_000,
+          acquireTimeoutMs: 5_000,
+        },
       });
       opened.push(database);
       await database.sql.rows('SELECT 1');
@@ -263,7 +271,7 @@ describe('the largest time limits the configuration accepts', () => {
         databaseUrl: testDatabase.url,
         dataDir: 'memory://',
         logger: recordingLogger([]),
-        limits: databaseLimits,
+        databaseLimits,
       });
       opened.push(database);
       expect(

@@ -121,7 +121,7 @@ describe('DATABASE_STATEMENTS through PgBouncer 1.18 in transaction mode', () =>
   it('openDatabase: auto finds the pooler and sends unnamed statements; named refuses, naming the setting', async () => {
     const url = transaction.through(testDatabase.url);
     const open = (statements: StatementMode) =>
-      openDatabase({ databaseUrl: url, dataDir: 'memory://', logger, statements });
+      openDatabase({ databaseUrl: url, dataDir: 'memory://', logger, databaseStatements: statements });
     for (const mode of ['auto', 'unnamed'] as const) {
       const database = await open(mode);
       try {
@@ -144,7 +144,7 @@ describe('DATABASE_STATEMENTS through PgBouncer 1.18 in transaction mode', () =>
         databaseUrl: testDatabase.url,
         dataDir: 'memory://',
         logger,
-        statements: mode,
+        databaseStatements: mode,
       });
       try {
         expect(database.statements()).toBe('named');
@@ -169,7 +169,11 @@ describe('PgBouncer as shipped (no ignore_startup_parameters): it refuses the st
       databaseUrl: stock.through(testDatabase.url),
       dataDir: 'memory://',
       logger: warnings,
-      limits: { statementTimeoutMs: 300, idleInTransactionTimeoutMs: 10_000, acquireTimeoutMs: 3_000 },
+      databaseLimits: {
+        statementTimeoutMs: 300,
+        idleInTransactionTimeoutMs: 10_000,
+        acquireTimeoutMs: 3_000,
+      },
     });
     try {
       // One line at opening, whatever follows (a statement that times out is logged on its own).

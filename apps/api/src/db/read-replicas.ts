@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { READ_AFTER_HEADER } from '@petstore/schema';
 import { parseReadPosition } from '@petstore/schema/internal';
 import type { Logger } from '../logger.js';
@@ -44,11 +44,7 @@ export interface ReadReplicas {
   afterWrite(): Promise<void>;
   routes(): ReadonlyMap<ReadRoute, number>;
   /** Runs `handle` with the request's position (its Petstore-Read-After header) and its response. */
-  withRequest(
-    request: { headers: Record<string, string | string[] | undefined> },
-    response: ServerResponse,
-    handle: () => void,
-  ): void;
+  withRequest(request: Pick<IncomingMessage, 'headers'>, response: ServerResponse, handle: () => void): void;
   /** Stops the poll. */
   close(): void;
 }
@@ -62,13 +58,8 @@ interface ReplicaState extends Replica {
   lagMs: number;
 }
 
-export function createReadReplicas({
-  primary,
-  primaryPosition,
-  replicas,
-  logger,
-  maxLagMs,
-}: ReadReplicasOptions): ReadReplicas {
+export function createReadReplicas(options: ReadReplicasOptions): ReadReplicas {
+  const { primary, primaryPosition, replicas, logger, maxLagMs } = options;
   const requests = new AsyncLocalStorage<{ after: bigint | undefined; response: ServerResponse }>();
   const states: ReplicaState[] = replicas.map((replica) => ({
     ...replica,
@@ -120,8 +111,7 @@ export function createReadReplicas({
     });
   };
   tick();
-  const timer = setInterval(tick, 250);
-  timer.unref();
+  const timer = setInterval(tick, 250).unref();
 
   let next = 0;
   const route = (after: bigint | undefined): { replica?: ReplicaState; why: ReadRoute } => {

@@ -1,3 +1,4 @@
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
@@ -46,15 +47,8 @@ export function silentWakeups(): Wakeups {
  * (a warning once per outage, an info line on recovery), and then every subscriber is woken, since notifications
  * sent meanwhile are lost. Never throws. `firstAttempt` resolves when the first connection listens or has failed.
  */
-export function pgWakeups({
-  url,
-  logger,
-  minBackoffMs = 100,
-}: {
-  url: string;
-  logger: Logger;
-  minBackoffMs?: number;
-}): Wakeups & { firstAttempt: Promise<void> } {
+export function pgWakeups(options: { url: string; logger: Logger; minBackoffMs?: number }) {
+  const { url, logger, minBackoffMs = 100 } = options;
   const { promise: firstAttempt, resolve: firstAttemptDone } = Promise.withResolvers<void>();
   const fanOut = createFanOut();
   let closed = false;
@@ -124,9 +118,7 @@ export function pgWakeups({
 }
 
 /** PGlite's own LISTEN: one in-process database, nothing to lose in transit and nothing to reconnect. */
-export async function pgliteWakeups(pglite: {
-  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
-}): Promise<Wakeups> {
+export async function pgliteWakeups(pglite: Pick<PGlite, 'listen'>): Promise<Wakeups> {
   const fanOut = createFanOut();
   const unlisten = await pglite.listen(PET_EVENTS_CHANNEL, fanOut.fire);
   return {

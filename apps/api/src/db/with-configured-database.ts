@@ -1,8 +1,7 @@
 import { migrateIfNeeded } from '@petstore/migrations';
-import type { Config } from '../config.js';
 import { ConfigError } from '../config-error.js';
 import { createLogger } from '../logger.js';
-import { type Database, openDatabase, redactUrl } from './database.js';
+import { type Database, type DatabaseOptions, openDatabase, redactUrl } from './database.js';
 import { classifyDatabaseError } from './database-errors.js';
 
 /**
@@ -32,17 +31,11 @@ export async function migrateConfiguredDatabase(database: Database, databaseUrl:
  * quiet: a tool's failure is its one line, not the server's JSON warnings.
  */
 export async function withConfiguredDatabase<T>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'> &
-    Partial<Pick<Config, 'databaseLimits' | 'databaseStatements'>>,
+  config: Omit<DatabaseOptions, 'logger'>,
   use: (database: Database, applied: string[]) => Promise<T>,
 ): Promise<T> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    logger: createLogger('error'),
-    limits: config.databaseLimits,
-    statements: config.databaseStatements,
-  });
+  // The primary alone: a tool opens no replica (DATABASE_READ_URL), even when given the whole Config.
+  const database = await openDatabase({ ...config, databaseReadUrls: [], logger: createLogger('error') });
   try {
     const { applied } = await migrateConfiguredDatabase(database, config.databaseUrl);
     return await use(database, applied);

@@ -25,9 +25,7 @@ export interface DocsOptions {
  * The configured public URLs, the running environment first (so "Try it out" on the staging docs calls staging);
  * undefined when none is (local development: the document points at the server that serves it).
  */
-export function publicServers(
-  config: Pick<Config, 'appEnv' | 'productionUrl' | 'stagingUrl'>,
-): OpenApiServer[] | undefined {
+export function publicServers(config: Pick<Config, 'appEnv' | 'productionUrl' | 'stagingUrl'>) {
   const servers = [
     { environment: 'production', url: config.productionUrl },
     { environment: 'staging', url: config.stagingUrl },
@@ -160,9 +158,7 @@ function send(req: Request, res: Response, { body, type, cacheControl, etag: tag
 /** Origins the page may call with "Try it out": itself and every absolute server in the document. */
 function contentSecurityPolicy(servers: readonly OpenApiServer[] | undefined): string {
   const origins = new Set(["'self'"]);
-  for (const { url } of servers ?? []) {
-    if (/^https?:\/\//.test(url)) origins.add(new URL(url).origin);
-  }
+  for (const { url } of servers ?? []) if (/^https?:\/\//.test(url)) origins.add(new URL(url).origin);
   return [
     "default-src 'none'",
     "script-src 'self'",

@@ -10,21 +10,21 @@ const USAGE = 'usage: pnpm keys create <name> | pnpm keys list | pnpm keys revok
 /** The number of arguments of each command, itself included. */
 const ARITY: Readonly<Record<string, number>> = { create: 2, list: 1, revoke: 2 };
 
+/** Says on stderr why the command did nothing; returns its exit code. */
+const refuse = (message: string, code = 2) => {
+  console.error(message);
+  return code;
+};
+
 async function run(args: string[]): Promise<number> {
   const [command = '', argument = ''] = args;
   // Each command with exactly its arguments: an extra one is refused, never ignored.
-  if (!Object.hasOwn(ARITY, command) || args.length !== ARITY[command]) {
-    console.error(USAGE);
-    return 2;
-  }
+  if (!Object.hasOwn(ARITY, command) || args.length !== ARITY[command]) return refuse(USAGE);
   return withConfiguredDatabase(parseConfig(process.env), async (database) => {
     const keys = createApiKeysService(database.prisma);
     if (command === 'create') {
       const problem = keyNameProblem(argument);
-      if (problem !== undefined) {
-        console.error(`key name ${JSON.stringify(argument)}: ${problem}`);
-        return 2;
-      }
+      if (problem !== undefined) return refuse(`key name ${JSON.stringify(argument)}: ${problem}`);
       const issued = await keys.create(argument);
       console.log(
         `created key ${issued.id} "${issued.name}". It is shown once; store it now:\n${issued.key}`,
@@ -33,15 +33,9 @@ async function run(args: string[]): Promise<number> {
       // An id is a positive int64 (the column's type): 0 is no id, larger digits name no key rather than fail in
       // the database.
       const id = /^\d+$/.test(argument) ? BigInt(argument) : 0n;
-      if (id < 1n || id > INT64_MAX) {
-        console.error(`not a key id: ${argument} (see pnpm keys list)`);
-        return 2;
-      }
+      if (id < 1n || id > INT64_MAX) return refuse(`not a key id: ${argument} (see pnpm keys list)`);
       const revoked = await keys.revoke(id);
-      if (revoked === undefined) {
-        console.error(`no key with id ${argument}`);
-        return 1;
-      }
+      if (revoked === undefined) return refuse(`no key with id ${argument}`, 1);
       console.log(
         `revoked key ${revoked.id} "${revoked.name}" (${revoked.prefix}…) at ${revoked.revokedAt?.toISOString()}`,
       );
@@ -59,17 +53,14 @@ async function run(args: string[]): Promise<number> {
   });
 }
 
-run(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
+process.exitCode = await run(process.argv.slice(2)).catch((error: unknown) =>
+  refuse(
     // The embedded database serves one process: keys for a running api are issued through PostgreSQL.
-    if (error instanceof DataDirectoryInUse)
-      console.error(
-        `${error.message} To issue or revoke keys, stop the api first, or run it on PostgreSQL (DATABASE_URL), where keys are issued and revoked while it runs.`,
-      );
-    else console.error(error instanceof ConfigError ? error.message : `keys: ${(error as Error).message}`);
-    process.exitCode = 1;
-  },
+    error instanceof DataDirectoryInUse
+      ? `${error.message} To issue or revoke keys, stop the api first, or run it on PostgreSQL (DATABASE_URL), where keys are issued and revoked while it runs.`
+      : error instanceof ConfigError
+        ? error.message
+        : `keys: ${(error as Error).message}`,
+    1,
+  ),
 );

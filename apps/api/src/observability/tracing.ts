@@ -48,16 +48,13 @@ export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tra
       { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.scheme': 'http' } },
       parent,
     );
-    const spanContext = span.spanContext();
+    const { traceId, spanId, traceFlags } = span.spanContext();
     const active = trace.setSpan(parent, span);
-    res.setHeader(
-      'traceresponse',
-      `00-${spanContext.traceId}-${spanContext.spanId}-0${spanContext.traceFlags.toString(16)}`,
-    );
+    res.setHeader('traceresponse', `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`);
     let ended = false;
     return {
       /** 32 hex digits, for the access-log line. */
-      traceId: spanContext.traceId,
+      traceId,
       /** Runs the rest of the request inside the span's context, so database spans become its children. */
       run: (next: () => void) => context.with(active, next),
       /** Names the span by the operation, records the status and the caller (`enduser.id`) and ends it, once. */
@@ -66,8 +63,7 @@ export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tra
         ended = true;
         if (caller !== undefined) span.setAttribute('enduser.id', caller);
         span.updateName(label.operation === 'unknown' ? `${method} unknown` : label.operation);
-        span.setAttribute('petstore.operation', label.operation);
-        span.setAttribute('petstore.transport', label.transport);
+        span.setAttributes({ 'petstore.operation': label.operation, 'petstore.transport': label.transport });
         if (status === 0) {
           span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client closed the connection first' });
         } else {
@@ -80,32 +76,24 @@ export function startTracing({ tracesUrl, serviceName }: NonNullable<Config['tra
   };
 
   const spanNames = new Map<string, string>();
-  const traceSql = (sql: Sql, system: 'postgresql' | 'pglite'): Sql => ({
+  const traceSql = (sql: Sql): Sql => ({
     rows(statement, args) {
       let name = spanNames.get(statement);
       if (name === undefined) {
         name = statementSpanName(statement);
         if (spanNames.size < 256) spanNames.set(statement, name);
       }
-      return tracer.startActiveSpan(
-        name,
-        {
-          kind: SpanKind.CLIENT,
-          // The text only: arguments (names, key digests) are never recorded.
-          attributes: {
-            'db.system.name': system === 'pglite' ? 'postgresql' : system,
-            'db.query.text': statement,
-          },
-        },
-        (span) =>
-          sql
-            .rows(statement, args)
-            .catch((error: unknown) => {
-              span.recordException(error as Error);
-              span.setStatus({ code: SpanStatusCode.ERROR });
-              throw error;
-            })
-            .finally(() => span.end()),
+      // PGlite is PostgreSQL too. The text only: arguments (names, key digests) are never recorded.
+      const attributes = { 'db.system.name': 'postgresql', 'db.query.text': statement };
+      return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, (span) =>
+        sql
+          .rows(statement, args)
+          .catch((error: unknown) => {
+            span.recordException(error as Error);
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            throw error;
+          })
+          .finally(() => span.end()),
       );
     },
   });

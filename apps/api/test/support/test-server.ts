@@ -109,7 +109,7 @@ export async function startTestServer(
           databaseUrl: databaseUrl ?? postgres?.url,
           dataDir: 'memory://',
           logger,
-          readUrls: readAfterWrites ? [(databaseUrl ?? postgres?.url) as string] : [],
+          databaseReadUrls: readAfterWrites ? [(databaseUrl ?? postgres?.url) as string] : [],
         });
   const database = ownDatabase ?? (sharing as TestServer).database;
   if (databaseUrl === undefined && sharing === undefined)
