@@ -355,8 +355,8 @@ export const contract = {
       'A stream of Server-Sent Events, one per animal added (`pet.created`), in the order they were committed, each ' +
       'with its event id as `id:`: every event after the position asked for (`since`, or the `Last-Event-ID` a ' +
       'reconnecting EventSource sends) exactly once, with no gap, whichever instance serves the stream; without ' +
-      'either, the events from now on. `status` keeps only the events of animals with that status. A comment line ' +
-      'keeps an idle connection open. The stream ends when the service restarts or the client stops reading: ' +
+      'either, the events of animals added from now on (one added before is left out, whatever its id). `status` ' +
+      'keeps only the events of animals with that status. A comment line keeps an idle connection open. The stream ends when the service restarts or the client stops reading: ' +
       'reconnect with `Last-Event-ID` to resume. Events are kept for a limited time (7 days by default): a ' +
       'position older than that is 410 (and a stream that falls behind it ends with an `error` event carrying the ' +
       'same Error body). Each open stream counts as a request against the rate limit, and a caller may hold a ' +
