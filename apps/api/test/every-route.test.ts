@@ -370,6 +370,76 @@ describe('every path the API serves', () => {
     fuzzTimeout(150),
   );
 
+  // An input header the contract declares (Idempotency-Key, Last-Event-ID) is read by the operations that declare
+  // it (and, Last-Event-ID, by tRPC's subscription, as Server-Sent Events do); anywhere else it is refused, on every
+  // transport: REST's list ignored an Idempotency-Key that tRPC's refused, MCP ignored a Last-Event-ID.
+  it('refuses an input header of the contract wherever nothing reads it, on every transport', async () => {
+    const port = Number(new URL(root).port);
+    const operations = Object.values(contract) as OperationContract[];
+    const declared = [...new Set(operations.flatMap((op) => Object.keys(op.request.headers ?? {})))];
+    const value: Record<string, string> = { 'idempotency-key': 'every-route-key', 'last-event-id': '0' };
+    const targets = [
+      ...operations.filter(isRestOperation).map((op) => ({
+        // A stream asked with HEAD ends with its head.
+        method: op.success.stream === undefined ? op.method : 'HEAD',
+        path: `${API_BASE_PATH}${fillPath(op.path, { petId })}`,
+        reads: Object.keys(op.request.headers ?? {}).map((name) => name.toLowerCase()),
+      })),
+      ...operations.flatMap(({ trpc }) =>
+        trpc === undefined
+          ? []
+          : [
+              {
+                method: { mutation: 'POST', query: 'GET', subscription: 'HEAD' }[trpc.kind],
+                path: `${TRPC_MOUNT_PATH}/${trpc.router}.${trpc.procedure}`,
+                reads: trpc.kind === 'subscription' ? ['last-event-id'] : [],
+              },
+            ],
+      ),
+      { method: 'POST', path: `${API_BASE_PATH}/mcp`, reads: [] as string[] },
+    ];
+    const answered: unknown[] = [];
+    const ruled: unknown[] = [];
+    for (const { method, path, reads } of targets) {
+      for (const name of declared) {
+        const lower = name.toLowerCase();
+        const headers: [string, string][] = [
+          ['Host', '127.0.0.1'],
+          ['Authorization', `Bearer ${TEST_API_KEY}`],
+          ['Accept', 'application/json, text/event-stream'],
+          [name, value[lower] ?? 'x'],
+        ];
+        const body = Buffer.from(
+          path.endsWith('/mcp')
+            ? '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+            : path.startsWith(TRPC_MOUNT_PATH)
+              ? '{"json":{"name":"Rex","categoryId":1}}'
+              : '{"name":"Rex","categoryId":1}',
+        );
+        if (method === 'POST')
+          headers.push(['Content-Type', 'application/json'], ['Content-Length', `${body.length}`]);
+        const outcome = await sendRaw('127.0.0.1', port, {
+          method,
+          target: path,
+          headers,
+          ...(method === 'POST' ? { body } : {}),
+        });
+        const response = outcome.kind === 'response' ? outcome.response : undefined;
+        const refused = /header is not read here/.test(response?.body.toString() ?? '');
+        const where = `${method} ${path} ${name}`;
+        answered.push({ where, status: response?.status, refused: method === 'HEAD' ? undefined : refused });
+        const read = reads.includes(lower);
+        ruled.push({
+          where,
+          status: read ? response?.status : 400,
+          refused: method === 'HEAD' ? undefined : !read,
+        });
+        if (read) expect(response?.status, where).toBeLessThan(400);
+      }
+    }
+    expect(answered).toEqual(ruled);
+  });
+
   it('answers other methods, OPTIONS and preconditions by the one rule on each', async () => {
     const answered: unknown[] = [];
     const ruled: unknown[] = [];

@@ -313,25 +313,30 @@ export function refuseQuery(req: IncomingMessage): void {
   if (names.length > 0) throw new AppError('validation_failed', unknownKeysMessage(names, 'query parameter'));
 }
 
-/** Request headers the contract reads into an operation's input on REST (`Idempotency-Key` -> `idempotencyKey`). */
+/** Request headers the contract reads into an input (`Idempotency-Key` -> createPet's `idempotencyKey`). */
 const INPUT_HEADERS = new Map(
-  operations
-    .flatMap((op) => Object.entries(op.request.headers ?? {}))
-    // Server-Sent Events' own field, which every SSE transport reads (tRPC's subscriptions too): not REST's alone.
-    .filter(([name]) => name.toLowerCase() !== 'last-event-id')
-    .map(([name, { field }]) => [name.toLowerCase(), { name, field }]),
+  operations.flatMap((op) =>
+    Object.entries(op.request.headers ?? {}).map(([name, { field }]) => [
+      name.toLowerCase(),
+      { name, field, op },
+    ]),
+  ),
 );
+const NONE: ReadonlySet<string> = new Set();
 
 /**
- * On a transport whose calls carry every input themselves (tRPC, MCP), a header REST reads into an input is refused,
- * never ignored (an `Idempotency-Key` there would leave a retried create unkeyed: a second pet).
+ * A header the contract reads into an input, sent where nothing reads it, is refused, never ignored (an
+ * `Idempotency-Key` on a tRPC create would leave a retry unkeyed: a second pet), on every transport. `reads`: the
+ * ones read here, lower case (a REST operation's own; `Last-Event-ID` on tRPC's subscription, which tRPC reads);
+ * `carrier`: where this transport's calls carry their inputs.
  */
-export function refuseInputHeaders(req: IncomingMessage, carrier: string): void {
-  for (const [lower, { name, field }] of INPUT_HEADERS) {
-    if (req.headers[lower] === undefined) continue;
+export function refuseInputHeaders(req: IncomingMessage, carrier?: string, reads = NONE): void {
+  for (const [lower, { name, field, op }] of INPUT_HEADERS) {
+    if (req.headers[lower] === undefined || reads.has(lower)) continue;
+    const where = carrier === undefined ? '' : `, sent in ${carrier}`;
     throw new AppError(
       'validation_failed',
-      `the ${name} header is not read here: send its value as ${JSON.stringify(field)} in ${carrier}`,
+      `the ${name} header is not read here: it is the ${JSON.stringify(field)} input of ${op.id}${where}`,
     );
   }
 }

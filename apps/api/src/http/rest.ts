@@ -21,7 +21,7 @@ import { labelResponse, REST_LABELS, REST_UNMATCHED_LABEL } from '../observabili
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations.js';
 import { type AccessGuard, admit } from './auth.js';
 import { readJsonBody } from './body.js';
-import { decodePercent, type HeadersOf, pathOf, queryOf, refuseQuery } from './edge.js';
+import { decodePercent, type HeadersOf, pathOf, queryOf, refuseInputHeaders, refuseQuery } from './edge.js';
 import { allowOf, answerOtherMethod, handleError, type InternalErrorSink } from './errors.js';
 import { type EventStreamOptions, type PositionedEvents, sendEventStream } from './event-stream.js';
 import { answeredConditionally, refuseFalsePreconditions } from './preconditions.js';
@@ -42,8 +42,12 @@ function compilePaths(operations: readonly OperationContract[]) {
       pattern: pathPattern(path, API_BASE_PATH),
       parameterNames: pathParameterNames(path),
       // Every answer of an operation carries its headers, errors included (stability, deprecation).
+      // ... and reads the headers it declares (lower case); any other the contract reads is refused.
       byMethod: new Map(
-        ops.map((op) => [op.method as string, { op, headers: operationResponseHeaders(op) }]),
+        ops.map((op) => {
+          const reads = new Set(Object.keys(op.request.headers ?? {}).map((name) => name.toLowerCase()));
+          return [op.method as string, { op, headers: operationResponseHeaders(op), reads }];
+        }),
       ),
       // For 405 and OPTIONS: HEAD wherever GET is.
       allow: allowOf(ops.map((op) => op.method)),
@@ -58,8 +62,8 @@ function match(paths: ReturnType<typeof compilePaths>, method: string, url: stri
     const found = route.pattern.exec(pathname);
     if (found === null) continue;
     const served = method === 'HEAD' ? 'GET' : method;
-    const { op, headers = route.headers } = route.byMethod.get(served) ?? {};
-    return { route, segments: found.slice(1), served, op, headers };
+    const { op, headers = route.headers, reads } = route.byMethod.get(served) ?? {};
+    return { route, segments: found.slice(1), served, op, headers, reads };
   }
   return undefined;
 }
@@ -89,8 +93,10 @@ async function readInput(
   res: Response,
   segments: string[],
   parameterNames: string[],
+  reads: ReadonlySet<string>,
 ): Promise<unknown> {
   const { params, query, body, headers } = op.request;
+  refuseInputHeaders(req, undefined, reads);
   let input: Record<string, unknown> = {};
   if (params !== undefined) {
     const values = parameterNames.map((name, index) => [
@@ -166,7 +172,7 @@ export function restHandler({
   return async (req, res, next) => {
     const matched = match(paths, req.method, req.url);
     if (matched === undefined) return next();
-    const { route, segments, served: method, op, headers } = matched;
+    const { route, segments, served: method, op, headers, reads } = matched;
     for (const name in headers) res.setHeader(name, headers[name] as string);
     labelResponse(res, (op && REST_LABELS.get(op.id)) ?? REST_UNMATCHED_LABEL);
     try {
@@ -176,7 +182,14 @@ export function restHandler({
       if (compressed) compressAnswer(req, res);
       // A read's preconditions are judged once the operation has answered (a 404 is a 404 whatever they say).
       const safe = method === 'GET';
-      const input = await readInput(op, req, res, segments, route.parameterNames);
+      const input = await readInput(
+        op,
+        req,
+        res,
+        segments,
+        route.parameterNames,
+        reads as ReadonlySet<string>,
+      );
       const { success } = op;
       if (success.stream !== undefined) {
         // The operation may refuse (400, 410, 429) before the first byte; a client gone meanwhile still stops it.

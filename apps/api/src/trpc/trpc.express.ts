@@ -52,6 +52,9 @@ export interface TrpcHttpDeps {
 /** Where the app mounts this middleware. */
 export const TRPC_MOUNT_PATH = `${API_BASE_PATH}${TRPC_ENDPOINT}`;
 
+/** The input header tRPC's subscriptions read, as Server-Sent Events do. */
+const SSE_HEADERS: ReadonlySet<string> = new Set(['last-event-id']);
+
 const FIXED_RECORD: Readonly<Record<string, string>> = Object.fromEntries(FIXED_HEADERS);
 
 /**
@@ -176,7 +179,8 @@ export function trpcMiddleware(
         (streamed ? compressAnswer : compressJson)?.(req, res);
       if (method !== 'GET' && method !== 'POST')
         return answerOtherMethod(req, res, allowedMethods(types, batch));
-      refuseInputHeaders(req, "the call's input");
+      // tRPC reads a subscription's Last-Event-ID itself (a reconnecting EventSource sends it).
+      refuseInputHeaders(req, "the call's input", types[0] === 'subscription' ? SSE_HEADERS : undefined);
       if (overCap) {
         throw new AppError(
           'validation_failed',
