@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
-import { fromBodyParser } from './body.js';
+import { fromBodyParser, isJsonContentType } from './body.js';
 
 const fromExpress = createRequire(createRequire(import.meta.url).resolve('express'));
 const bodyParser = dirname(fromExpress.resolve('body-parser/package.json'));
@@ -66,5 +66,95 @@ describe('fromBodyParser', () => {
       'unsupported_media_type',
       { 'Accept-Encoding': 'identity' },
     ]);
+  });
+});
+
+// RFC 9110 section 8.3.1's grammar, generated: on a well-formed field the verdict is the one the `content-type`
+// package (Express's) reads (a JSON type, charset absent or utf-8); a malformed one, which that package reads
+// leniently (an unclosed quote as no charset), is refused.
+describe('isJsonContentType', () => {
+  const contentType = createRequire(fromExpress.resolve('body-parser/package.json'))('content-type') as {
+    parse(header: string): { type: string; parameters: Record<string, string> };
+  };
+  const token = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,6}$/);
+  const quoted = fc
+    .array(fc.oneof(fc.stringMatching(/^[ !#-[\]-~]$/), fc.constantFrom('\\"', '\\\\', '\\a')), {
+      maxLength: 6,
+    })
+    .map((parts) => `"${parts.join('')}"`);
+  const charsets = fc.constantFrom(
+    'utf-8',
+    'UTF-8',
+    '"utf-8"',
+    '"UTF-8"',
+    '"utf\\-8"',
+    'latin1',
+    '"utf-16"',
+    'utf8',
+  );
+  const ows = fc.constantFrom('', ' ', '\t', '  ');
+  const parameter = fc.tuple(
+    ows,
+    ows,
+    fc.oneof(
+      fc.tuple(
+        token.filter((name) => name.toLowerCase() !== 'charset'),
+        fc.oneof(token, quoted),
+      ),
+      fc.tuple(fc.constantFrom('charset', 'Charset'), charsets),
+    ),
+  );
+  const header = fc
+    .tuple(
+      fc.constantFrom(
+        'application/json',
+        'Application/JSON',
+        'application/problem+json',
+        'application/vnd.a.b+json',
+        'text/json',
+        'text/plain',
+        'application/jsonx',
+        'application/+json',
+      ),
+      fc
+        .array(parameter, { maxLength: 3 })
+        .filter(
+          (parameters) => parameters.filter(([, , [name]]) => name.toLowerCase() === 'charset').length <= 1,
+        ),
+    )
+    .map(([type, parameters]) => ({
+      type,
+      parameters,
+      text: `${type}${parameters.map(([before, after, [name, value]]) => `${before};${after}${name}=${value}`).join('')}`,
+    }));
+
+  it('gives the verdict of the content-type package on every well-formed field', () => {
+    fc.assert(
+      fc.property(header, ({ text }) => {
+        const { type, parameters } = contentType.parse(text);
+        const json = type === 'application/json' || /^application\/.+\+json$/.test(type);
+        const charset = parameters.charset?.toLowerCase();
+        expect(isJsonContentType(text), text).toBe(json && (charset === undefined || charset === 'utf-8'));
+      }),
+    );
+  });
+
+  it('refuses a malformed field: an unclosed quote, a parameter without a value, a character no token has', () => {
+    const corrupt = fc.constantFrom(
+      '; charset="utf-8',
+      '; charset',
+      ';x=@',
+      '; =utf-8',
+      ' charset=utf-8',
+      ';x="a\\',
+    );
+    fc.assert(
+      fc.property(header, corrupt, ({ text }, tail) => {
+        expect(isJsonContentType(`${text}${tail}`), `${text}${tail}`).toBe(false);
+      }),
+    );
+    // Two charsets (even both utf-8 and latin1) are refused where the package keeps the last.
+    expect(isJsonContentType('application/json; charset=latin1; charset=utf-8')).toBe(false);
+    expect(isJsonContentType('application/json; charset="utf-8"; ')).toBe(true);
   });
 });

@@ -10,14 +10,26 @@ import { sendContinue } from './edge.js';
 // The byte order mark is kept for the JSON reader's one rule (jsonTextOf), as a URL's percent-decoding keeps it.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** `application/json` or a `+json` type, with no charset or charset=utf-8 (RFC 8259 section 8.1). */
-function isJsonContentType(header: string): boolean {
-  const [type = '', ...params] = header
-    .toLowerCase()
-    .split(';')
-    .map((part) => part.trim());
-  if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) return false;
-  return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param));
+// RFC 9110 section 8.3.1: `type "/" subtype *( OWS ";" OWS [ parameter ] )`, a parameter `token "=" ( token /
+// quoted-string )`. Read whole or refused: the `content-type` package (Express's) reads `charset="utf-8` (its quote
+// never closed) as no charset at all.
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[\\t !#-\\[\\]-~\\x80-\\xff]|\\\\[\\t -~\\x80-\\xff])*"';
+const PARAMETER = new RegExp(`[ \\t]*;[ \\t]*(?:(${TOKEN})=(${TOKEN}|${QUOTED}))?`, 'y');
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}`);
+
+/** `application/json` or an `application/*+json` type, with no charset or charset=utf-8 (RFC 8259 section 8.1). */
+export function isJsonContentType(header: string): boolean {
+  const type = MEDIA_TYPE.exec(header)?.[0].toLowerCase() ?? '';
+  if (type !== 'application/json' && !/^application\/.+\+json$/.test(type)) return false;
+  const end = header.trimEnd().length;
+  for (PARAMETER.lastIndex = type.length; PARAMETER.lastIndex < end; ) {
+    const [, name = '', value = ''] = PARAMETER.exec(header) ?? [];
+    if (PARAMETER.lastIndex === 0) return false; // not a parameter: the field is malformed
+    const unquoted = value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value;
+    if (name.toLowerCase() === 'charset' && unquoted.toLowerCase() !== 'utf-8') return false;
+  }
+  return true;
 }
 
 // body-parser reads the bytes only (its JSON.parse rounds int64, its charset decoding replaces invalid bytes), of
