@@ -26,17 +26,13 @@ function decoded({ source, text }: SentPosition): bigint {
  * last). An empty last event id is none, as in the WHATWG HTML standard (an EventSource whose last event id is empty
  * sends none).
  */
-function givenPositions(
-  { since, lastEventId }: StreamInput,
-  lastEventIds: readonly SentPosition[] | undefined,
-): { source: string; position: bigint }[] {
+function givenPositions({ since, lastEventId }: StreamInput, lastEventIds?: readonly SentPosition[]) {
   const chain: { source: string; position: bigint }[] = [];
   if (since !== undefined) chain.push({ source: 'since', position: since });
   // On REST the input's lastEventId is the header; on tRPC it is the input's field, beside the header.
   const inputName = lastEventIds === undefined ? 'Last-Event-ID (lastEventId)' : 'lastEventId (input)';
-  if (lastEventId !== undefined && lastEventId !== null && lastEventId !== '') {
+  if (lastEventId)
     chain.push({ source: inputName, position: decoded({ source: inputName, text: lastEventId }) });
-  }
   const reconnect = (lastEventIds ?? []).filter(({ text }) => text !== '');
   const [first, ...others] = reconnect.map((sent) => ({ source: sent.source, position: decoded(sent) }));
   for (const other of others) {
