@@ -170,8 +170,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     await sequence();
     if (followers.size === 0) {
       // Nobody follows here: nothing to read; the next follow() starts the hub again at the head it reads.
-      head = undefined;
-      ringStart = undefined;
+      head = ringStart = undefined;
       ring.length = 0;
       return;
     }
@@ -230,8 +229,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
             return true; // unknown: the stream stays open, and the next period looks again
           },
         );
-        if (active) continue;
-        for (const follower of group) follower.end(revoked());
+        if (!active) for (const follower of group) follower.end(revoked());
       }
     })().finally(() => {
       rechecking = undefined;
@@ -435,10 +433,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       if (closed) return;
       closed = true;
       unsubscribe();
-      clearInterval(pollTimer);
+      for (const timer of [pollTimer, pruneTimer, keyTimer]) clearInterval(timer);
       clearTimeout(wakeTimer);
-      clearInterval(pruneTimer);
-      clearInterval(keyTimer);
       for (const follower of [...followers]) follower.end();
       await Promise.all([reading, pruning, rechecking]);
     },
