@@ -68,9 +68,7 @@ function withoutValidators(fields: Fields): Fields {
  *   route or library set for its success (the documentation's `ETag` and `max-age`): no validator, `no-store`.
  *   Every answer's head goes out through `writeHead` (Node's implicit head included), so no writer can skip it.
  */
-export function answerRules(
-  response: Pick<ServerResponse, 'setHeader' | 'appendHeader' | 'writeHead'>,
-): void {
+export function answerRules(response: Pick<ServerResponse, 'setHeader' | 'appendHeader' | 'writeHead'>) {
   function connection(this: ServerResponse, value: unknown) {
     if (CLOSE.test(String(value))) this.shouldKeepAlive = false;
     return this;
