@@ -38,9 +38,7 @@ export function createKeyVerifier(
   return async (presented) => {
     const candidate = sha256(presented);
     let matched = false;
-    for (const known of digests) {
-      if (timingSafeEqual(candidate, known)) matched = true;
-    }
+    for (const known of digests) matched = timingSafeEqual(candidate, known) || matched;
     if (matched) return { subject: callerIdentity(candidate) };
     if (issued === undefined || !presented.startsWith(issued.prefix)) return undefined;
     const cacheKey = candidate.toString('base64');
