@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PetStatus } from '@petstore/schema';
+import type { PetEvent, PetStatus } from '@petstore/schema';
 import type { EventsConfig } from '../config.js';
 import { sqlStateOf } from '../db/database-errors.js';
 import type { Sql } from '../db/sql.js';
@@ -8,7 +8,6 @@ import { operationError, serviceUnavailable } from '../errors.js';
 import { createIssuedKeyLookup } from '../keys/api-keys.service.js';
 import {
   committedIn,
-  type PetEventRecord,
   pruneEvents,
   readEvents,
   readHead,
@@ -41,7 +40,7 @@ export interface FollowOptions {
 }
 
 /** A follower's events, and where it stands: the last id it passed (yielded, or left out by its filter). */
-export interface Following extends AsyncIterableIterator<PetEventRecord> {
+export interface Following extends AsyncIterableIterator<PetEvent> {
   position(): bigint;
 }
 
