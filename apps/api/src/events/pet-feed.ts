@@ -6,6 +6,7 @@ import type { Sql } from '../db/sql.js';
 import type { Wakeups } from '../db/wakeups.js';
 import { operationError, serviceUnavailable } from '../errors.js';
 import { createIssuedKeyLookup } from '../keys/api-keys.service.js';
+import type { Caller } from '../operations.js';
 import {
   committedIn,
   pruneEvents,
@@ -22,17 +23,17 @@ import {
 // Ids commit in order, so either way it is every id once, with no gap; a status filter only decides what is
 // yielded, the position still passes every event.
 
-export interface FollowOptions {
+/**
+ * Who follows: its subject may have at most maxPerCaller open follows on this process; its issued key (none for
+ * API_KEYS) is re-checked every keepAliveMs, and once revoked, next() rejects (401).
+ */
+export interface FollowOptions extends Caller {
   /** Deliver the events after this id; undefined: from now (the last committed event at the time of the call). */
   after?: bigint | undefined;
   /** `since=0`, "every event still kept": an `after` below what is kept starts at the oldest kept event, not 410. */
   everythingKept?: boolean | undefined;
   /** Yield only events of pets with this status (the position still advances past the others). */
   status?: PetStatus | undefined;
-  /** Who follows (the caller's subject): at most maxPerCaller open follows each, on this process. */
-  subject: string;
-  /** The caller's issued key (none for API_KEYS), re-checked every keepAliveMs: once revoked, next() rejects (401). */
-  issuedKeyHash?: Buffer | undefined;
   /** Ends the iterator (promptly, also while it waits for events). */
   signal: AbortSignal;
   /** Called when the follower is closed for not taking an available event within stallMs. */

@@ -64,13 +64,12 @@ export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
   ): Promise<AsyncIterable<PetEvent>> => {
     const given = givenPositions(input, connection?.lastEventIds);
     return feed.follow({
+      ...caller,
       after: given.at(-1)?.position,
       // `since=0` (and no last event id) is every event still kept; a last event id of 0 is a position like any
       // other (410 once pruned).
       everythingKept: input.since === 0n && given.length === 1,
       status: input.status,
-      subject: caller.subject,
-      issuedKeyHash: caller.issuedKeyHash,
       signal: connection?.signal ?? new AbortController().signal,
       onStalled: connection?.close,
     });
