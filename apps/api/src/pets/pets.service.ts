@@ -172,9 +172,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
   }
 
   return {
-    async listPets(query) {
-      return (await readPage(query, false)).items;
-    },
+    listPets: async (query) => (await readPage(query, false)).items,
     pagePets: (query) => readPage(query, true),
     createPet:
       replicas === undefined
