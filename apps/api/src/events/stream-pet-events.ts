@@ -1,4 +1,4 @@
-import { EventPositionTextSchema, type OperationParsedInput, type PetEvent } from '@petstore/schema';
+import { EventPositionTextSchema, type OperationParsedInput } from '@petstore/schema';
 import { describeIssues } from '@petstore/schema/internal';
 import { operationError } from '../errors.js';
 import type { OperationContext, SentPosition } from '../operations.js';
@@ -58,10 +58,7 @@ function givenPositions({ since, lastEventId }: StreamInput, lastEventIds?: read
 
 /** streamPetEvents, the change feed's operation, over the process's feed: REST (SSE) and tRPC both call it. */
 export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
-  return async (
-    input: StreamInput,
-    { caller, connection }: OperationContext,
-  ): Promise<AsyncIterable<PetEvent>> => {
+  return async (input: StreamInput, { caller, connection }: OperationContext) => {
     const given = givenPositions(input, connection?.lastEventIds);
     return feed.follow({
       ...caller,
