@@ -36,13 +36,11 @@ export class AppError extends Error {
  * contract does not declare for `Id` (for a helper serving several, for all of them) does not compile. Outside
  * operations (edge, auth, limits) errors are `new AppError` with a `CommonErrorCode` or an `EdgeErrorCode`.
  */
-export function operationError<Id extends OperationId = never>(
+export const operationError = <Id extends OperationId = never>(
   code: OperationErrorCode<Id>,
   message: string,
-  headers?: Readonly<Record<string, string>>,
-): AppError {
-  return new AppError(code, message, headers);
-}
+  headers?: AppError['headers'],
+) => new AppError(code, message, headers);
 
 export const internalError = () =>
   new AppError('internal_error', 'the server failed to handle the request; it has been logged');
@@ -58,6 +56,5 @@ export const serviceUnavailable = (message: string) =>
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const unavailable = classifyDatabaseError(error);
-  if (unavailable !== undefined) return serviceUnavailable(unavailableMessage(unavailable));
-  return undefined;
+  return unavailable === undefined ? undefined : serviceUnavailable(unavailableMessage(unavailable));
 }

@@ -1,9 +1,4 @@
-import type {
-  SqlDriverAdapter,
-  SqlDriverAdapterFactory,
-  SqlQuery,
-  Transaction,
-} from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
 import type { Logger } from '../logger.js';
 import { classifyDatabaseError } from './database-errors.js';
 
@@ -75,27 +70,22 @@ function overriding<T extends object>(target: T, methods: Partial<T>): T {
   });
 }
 
-function guardTransaction(transaction: Transaction, logger: Logger): Transaction {
-  const logged = { logger, retryReads: false };
-  return overriding(transaction, {
-    queryRaw: (query: SqlQuery) => guarded(logged, query.sql, () => transaction.queryRaw(query)),
-    executeRaw: (query: SqlQuery) => guarded(logged, query.sql, () => transaction.executeRaw(query)),
-    commit: () => guarded(logged, 'COMMIT', () => transaction.commit()),
-  });
-}
-
 /** The adapter with its availability failures logged and its reads retried once (see the module comment). */
 export function guardAdapter(adapter: SqlDriverAdapter, options: GuardOptions): SqlDriverAdapter {
+  // Only a read outside a transaction is retried.
   const logged = { logger: options.logger, retryReads: false };
   return overriding(adapter, {
     queryRaw: (query: SqlQuery) => guarded(options, query.sql, () => adapter.queryRaw(query)),
     executeRaw: (query: SqlQuery) => guarded(logged, query.sql, () => adapter.executeRaw(query)),
     executeScript: (script: string) => guarded(logged, script, () => adapter.executeScript(script)),
-    startTransaction: async (isolationLevel) =>
-      guardTransaction(
-        await guarded(logged, 'BEGIN', () => adapter.startTransaction(isolationLevel)),
-        options.logger,
-      ),
+    startTransaction: async (isolationLevel) => {
+      const transaction = await guarded(logged, 'BEGIN', () => adapter.startTransaction(isolationLevel));
+      return overriding(transaction, {
+        queryRaw: (query: SqlQuery) => guarded(logged, query.sql, () => transaction.queryRaw(query)),
+        executeRaw: (query: SqlQuery) => guarded(logged, query.sql, () => transaction.executeRaw(query)),
+        commit: () => guarded(logged, 'COMMIT', () => transaction.commit()),
+      });
+    },
   });
 }
 

@@ -11,6 +11,10 @@ export interface PoolerProbe {
   statementTimeout: string;
 }
 
+const BACKEND = "SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS statement_timeout";
+type Backend = { pid: number; statement_timeout: string };
+const backend = async (client: pg.PoolClient) => (await client.query<Backend>(BACKEND)).rows[0] as Backend;
+
 /**
  * By the server process (`pg_backend_pid()`) each statement of two client connections ran in: A runs one, B opens a
  * transaction and runs one, A runs one again. A transaction-mode pooler frees A's server connection between its
@@ -18,31 +22,25 @@ export interface PoolerProbe {
  */
 export async function probePooler(pool: pg.Pool): Promise<PoolerProbe> {
   const a = await pool.connect();
+  const b = await pool.connect().catch((error: unknown) => {
+    a.release();
+    throw error;
+  });
   try {
-    const b = await pool.connect();
+    const first = await backend(a);
+    await b.query('BEGIN');
     try {
-      const backend = async (client: pg.PoolClient) =>
-        (
-          await client.query<{ pid: number; statement_timeout: string }>(
-            "SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS statement_timeout",
-          )
-        ).rows[0] as { pid: number; statement_timeout: string };
-      const first = await backend(a);
-      await b.query('BEGIN');
-      try {
-        const held = await backend(b);
-        const again = await backend(a);
-        return {
-          transactionPooler: held.pid === first.pid || again.pid !== first.pid,
-          statementTimeout: first.statement_timeout,
-        };
-      } finally {
-        await b.query('ROLLBACK');
-      }
+      const held = await backend(b);
+      const again = await backend(a);
+      return {
+        transactionPooler: held.pid === first.pid || again.pid !== first.pid,
+        statementTimeout: first.statement_timeout,
+      };
     } finally {
-      b.release();
+      await b.query('ROLLBACK');
     }
   } finally {
+    b.release();
     a.release();
   }
 }

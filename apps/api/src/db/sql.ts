@@ -92,11 +92,9 @@ const INT8_AS_BIGINT: pg.CustomTypesConfig = {
 /** The hot statements straight on a pg pool; `guard` is guarded-adapter.ts's `guarded`, handed in (no logger here). */
 export function createPgSql(
   pool: pg.Pool,
-  {
-    namer,
-    guard,
-  }: { namer?: StatementNamer; guard: <T>(statement: string, run: () => Promise<T>) => Promise<T> },
+  options: { namer?: StatementNamer; guard: <T>(statement: string, run: () => Promise<T>) => Promise<T> },
 ): Sql {
+  const { namer, guard } = options;
   const run: Run = (statement, args) =>
     guard(statement, async () => {
       const result = await pool.query<Record<string, unknown>>({

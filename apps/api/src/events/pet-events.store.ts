@@ -1,20 +1,13 @@
-import type { Pet } from '@petstore/schema';
+import type { PetEvent } from '@petstore/schema';
 import { type PetEventHorizonRecord, type PetEventRow, type Sql, statement } from '../db/sql.js';
 import { toPet } from '../pets/pets.service.js';
 
 // The change feed's statements on the outbox (`pet_events`) and its horizon (`pet_event_horizon`, one row); why
 // they are shaped so: docs/operations.md#the-change-feed. Each is one statement, so it reads one snapshot.
 
-/** One event of the feed: its id (the feed's order), its kind and the pet as it was stored. */
-export interface PetEventRecord {
-  id: bigint;
-  kind: 'pet.created';
-  pet: Pet;
-}
-
 /** An event as the outbox holds it, with the transaction that created its pet (`pets.txid`; see committedIn). */
 export interface StoredEvent {
-  event: PetEventRecord;
+  event: PetEvent;
   txid: bigint | null;
 }
 

@@ -4,7 +4,7 @@
 // for what it expects (an event, a callback), bounded by the test's timeout (tooling/vitest.shared.ts).
 
 import { applyPendingMigrations } from '@petstore/migrations';
-import type { Pet, PetStatus } from '@petstore/schema';
+import type { Pet, PetEvent, PetStatus } from '@petstore/schema';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled, timeouts } from '../../../../tooling/vitest.shared.js';
@@ -17,7 +17,7 @@ import { sha256 } from '../keys/api-key-digest.js';
 import { createApiKeysService } from '../keys/api-keys.service.js';
 import { createLogger } from '../logger.js';
 import { createPetsService, type PetsService } from '../pets/pets.service.js';
-import { type PetEventRecord, pruneEvents, readHead, sequenceEvents } from './pet-events.store.js';
+import { pruneEvents, readHead, sequenceEvents } from './pet-events.store.js';
 import { createPetFeed, type PetFeed, type PetFeedOptions } from './pet-feed.js';
 
 const logger = createLogger('silent');
@@ -41,8 +41,8 @@ function feedOptions(overrides: Partial<PetFeedOptions> = {}): PetFeedOptions & 
 }
 
 /** The next `count` events of `iterator`. */
-async function take(iterator: AsyncIterator<PetEventRecord>, count: number): Promise<PetEventRecord[]> {
-  const events: PetEventRecord[] = [];
+async function take(iterator: AsyncIterator<PetEvent>, count: number): Promise<PetEvent[]> {
+  const events: PetEvent[] = [];
   while (events.length < count) {
     const next = await iterator.next();
     if (next.done) throw new Error(`the iterator ended after ${events.length} of ${count} events`);
@@ -70,9 +70,9 @@ function createMany(pets: PetsService, count: number, label: string): Promise<Pe
 }
 
 /** Ids strictly increasing: in order, none twice. */
-function expectIncreasing(events: readonly PetEventRecord[]) {
+function expectIncreasing(events: readonly PetEvent[]) {
   for (let index = 1; index < events.length; index++) {
-    expect((events[index] as PetEventRecord).id).toBeGreaterThan((events[index - 1] as PetEventRecord).id);
+    expect((events[index] as PetEvent).id).toBeGreaterThan((events[index - 1] as PetEvent).id);
   }
 }
 
@@ -115,7 +115,7 @@ describe.each(kinds)('the pet feed on %s', (_, open) => {
   let setup: Setup | undefined;
   const feeds: PetFeed[] = [];
   /** Every event of the 500 creates, as a follower received them. */
-  let received: PetEventRecord[] = [];
+  let received: PetEvent[] = [];
   let start = 0n;
 
   const opened = () => setup as Setup;
@@ -162,12 +162,12 @@ describe.each(kinds)('the pet feed on %s', (_, open) => {
       expect(listening.subscribers).toBe(0);
 
       const createdIds = (created as Pet[]).map((pet) => pet.id).sort((a, b) => (a < b ? -1 : 1));
-      for (const events of delivered as PetEventRecord[][]) {
+      for (const events of delivered as PetEvent[][]) {
         expectIncreasing(events);
         expect(events.map((event) => event.pet.id).sort((a, b) => (a < b ? -1 : 1))).toEqual(createdIds);
         expect(events).toEqual(delivered[0]);
       }
-      received = delivered[0] as PetEventRecord[];
+      received = delivered[0] as PetEvent[];
       for (const event of received) {
         expect(event.kind).toBe('pet.created');
         expect(event.pet).toStrictEqual(await pets.getPet({ petId: event.pet.id }));
@@ -180,7 +180,7 @@ describe.each(kinds)('the pet feed on %s', (_, open) => {
   it(
     'resumes after an id mid-way with exactly the rest, from the database or the ring',
     async () => {
-      const middle = received[CREATES / 2 - 1] as PetEventRecord;
+      const middle = received[CREATES / 2 - 1] as PetEvent;
       for (const ringSize of [10, 1000]) {
         const resumed = await feed(feedOptions({ ringSize, pageSize: 30 })).follow({
           after: middle.id,
@@ -357,7 +357,7 @@ describe.each(kinds)('the pet feed on %s', (_, open) => {
       // From the horizon on: whatever is left (an event younger than the prune's start), then what is created next.
       const resumed = await fresh.follow({ after: prunedThrough, subject: 'a', signal: signal() });
       const [pet] = await createMany(createPetsService(database.sql), 1, 'after-prune');
-      const events: PetEventRecord[] = [];
+      const events: PetEvent[] = [];
       while (events.at(-1)?.pet.id !== (pet as Pet).id) events.push(...(await take(resumed, 1)));
       expect(events[0]?.id).toBeGreaterThan(prunedThrough);
       expectIncreasing(events);

@@ -1,14 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PetStatus } from '@petstore/schema';
+import type { PetEvent, PetStatus } from '@petstore/schema';
 import type { EventsConfig } from '../config.js';
 import { sqlStateOf } from '../db/database-errors.js';
 import type { Sql } from '../db/sql.js';
 import type { Wakeups } from '../db/wakeups.js';
 import { operationError, serviceUnavailable } from '../errors.js';
 import { createIssuedKeyLookup } from '../keys/api-keys.service.js';
+import type { Caller } from '../operations.js';
 import {
   committedIn,
-  type PetEventRecord,
   pruneEvents,
   readEvents,
   readHead,
@@ -23,17 +23,17 @@ import {
 // Ids commit in order, so either way it is every id once, with no gap; a status filter only decides what is
 // yielded, the position still passes every event.
 
-export interface FollowOptions {
+/**
+ * Who follows: its subject may have at most maxPerCaller open follows on this process; its issued key (none for
+ * API_KEYS) is re-checked every keepAliveMs, and once revoked, next() rejects (401).
+ */
+export interface FollowOptions extends Caller {
   /** Deliver the events after this id; undefined: from now (the last committed event at the time of the call). */
   after?: bigint | undefined;
   /** `since=0`, "every event still kept": an `after` below what is kept starts at the oldest kept event, not 410. */
   everythingKept?: boolean | undefined;
   /** Yield only events of pets with this status (the position still advances past the others). */
   status?: PetStatus | undefined;
-  /** Who follows (the caller's subject): at most maxPerCaller open follows each, on this process. */
-  subject: string;
-  /** The caller's issued key (none for API_KEYS), re-checked every keepAliveMs: once revoked, next() rejects (401). */
-  issuedKeyHash?: Buffer | undefined;
   /** Ends the iterator (promptly, also while it waits for events). */
   signal: AbortSignal;
   /** Called when the follower is closed for not taking an available event within stallMs. */
@@ -41,7 +41,7 @@ export interface FollowOptions {
 }
 
 /** A follower's events, and where it stands: the last id it passed (yielded, or left out by its filter). */
-export interface Following extends AsyncIterableIterator<PetEventRecord> {
+export interface Following extends AsyncIterableIterator<PetEvent> {
   position(): bigint;
 }
 
@@ -170,8 +170,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
     await sequence();
     if (followers.size === 0) {
       // Nobody follows here: nothing to read; the next follow() starts the hub again at the head it reads.
-      head = undefined;
-      ringStart = undefined;
+      head = ringStart = undefined;
       ring.length = 0;
       return;
     }
@@ -230,8 +229,7 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
             return true; // unknown: the stream stays open, and the next period looks again
           },
         );
-        if (active) continue;
-        for (const follower of group) follower.end(revoked());
+        if (!active) for (const follower of group) follower.end(revoked());
       }
     })().finally(() => {
       rechecking = undefined;
@@ -435,10 +433,8 @@ export function createPetFeed(sql: Sql, wakeups: Wakeups, options: PetFeedOption
       if (closed) return;
       closed = true;
       unsubscribe();
-      clearInterval(pollTimer);
+      for (const timer of [pollTimer, pruneTimer, keyTimer]) clearInterval(timer);
       clearTimeout(wakeTimer);
-      clearInterval(pruneTimer);
-      clearInterval(keyTimer);
       for (const follower of [...followers]) follower.end();
       await Promise.all([reading, pruning, rechecking]);
     },

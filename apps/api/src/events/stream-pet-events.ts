@@ -1,4 +1,4 @@
-import { EventPositionTextSchema, type OperationParsedInput, type PetEvent } from '@petstore/schema';
+import { EventPositionTextSchema, type OperationParsedInput } from '@petstore/schema';
 import { describeIssues } from '@petstore/schema/internal';
 import { operationError } from '../errors.js';
 import type { OperationContext, SentPosition } from '../operations.js';
@@ -26,17 +26,13 @@ function decoded({ source, text }: SentPosition): bigint {
  * last). An empty last event id is none, as in the WHATWG HTML standard (an EventSource whose last event id is empty
  * sends none).
  */
-function givenPositions(
-  { since, lastEventId }: StreamInput,
-  lastEventIds: readonly SentPosition[] | undefined,
-): { source: string; position: bigint }[] {
+function givenPositions({ since, lastEventId }: StreamInput, lastEventIds?: readonly SentPosition[]) {
   const chain: { source: string; position: bigint }[] = [];
   if (since !== undefined) chain.push({ source: 'since', position: since });
   // On REST the input's lastEventId is the header; on tRPC it is the input's field, beside the header.
   const inputName = lastEventIds === undefined ? 'Last-Event-ID (lastEventId)' : 'lastEventId (input)';
-  if (lastEventId !== undefined && lastEventId !== null && lastEventId !== '') {
+  if (lastEventId)
     chain.push({ source: inputName, position: decoded({ source: inputName, text: lastEventId }) });
-  }
   const reconnect = (lastEventIds ?? []).filter(({ text }) => text !== '');
   const [first, ...others] = reconnect.map((sent) => ({ source: sent.source, position: decoded(sent) }));
   for (const other of others) {
@@ -62,19 +58,15 @@ function givenPositions(
 
 /** streamPetEvents, the change feed's operation, over the process's feed: REST (SSE) and tRPC both call it. */
 export function createStreamPetEvents(feed: Pick<PetFeed, 'follow'>) {
-  return async (
-    input: StreamInput,
-    { caller, connection }: OperationContext,
-  ): Promise<AsyncIterable<PetEvent>> => {
+  return async (input: StreamInput, { caller, connection }: OperationContext) => {
     const given = givenPositions(input, connection?.lastEventIds);
     return feed.follow({
+      ...caller,
       after: given.at(-1)?.position,
       // `since=0` (and no last event id) is every event still kept; a last event id of 0 is a position like any
       // other (410 once pruned).
       everythingKept: input.since === 0n && given.length === 1,
       status: input.status,
-      subject: caller.subject,
-      issuedKeyHash: caller.issuedKeyHash,
       signal: connection?.signal ?? new AbortController().signal,
       onStalled: connection?.close,
     });

@@ -12,6 +12,9 @@ const BEARER = new RegExp(`^bearer +(${API_KEY_TOKEN}) *$`, 'i');
 /** The scheme is Bearer, whatever follows (a tab, a comma): not a token character, so not another scheme's name. */
 const BEARER_ATTEMPT = /^bearer(?![-!#$%&'*+.^_`|~\w])/i;
 
+/** A request's `Authorization`: absent, its value, or every value when the field is repeated. */
+type Authorization = string | string[] | undefined;
+
 /** Resolves a presented key to its caller, or undefined when the key is unknown or revoked. */
 export type KeyVerifier = (key: string) => Promise<Caller | undefined>;
 
@@ -35,9 +38,7 @@ export function createKeyVerifier(
   return async (presented) => {
     const candidate = sha256(presented);
     let matched = false;
-    for (const known of digests) {
-      if (timingSafeEqual(candidate, known)) matched = true;
-    }
+    for (const known of digests) matched = timingSafeEqual(candidate, known) || matched;
     if (matched) return { subject: callerIdentity(candidate) };
     if (issued === undefined || !presented.startsWith(issued.prefix)) return undefined;
     const cacheKey = candidate.toString('base64');
@@ -66,7 +67,7 @@ class UnauthorizedError extends AppError {
 }
 
 /** The request's `Authorization`, or every value when repeated (Node keeps the first, a proxy may read the last). */
-function authorizationOf(req: IncomingMessage): string | string[] | undefined {
+function authorizationOf(req: IncomingMessage): Authorization {
   const value = req.headers.authorization;
   if (value === undefined) return undefined;
   // Counted in rawHeaders, not read from req.headersDistinct, which builds an array for every field of every request.
@@ -81,10 +82,7 @@ function authorizationOf(req: IncomingMessage): string | string[] | undefined {
 }
 
 /** The credential check both transports run before anything else; throws UnauthorizedError. */
-export async function authenticate(
-  authorization: string | string[] | undefined,
-  verify: KeyVerifier,
-): Promise<Caller> {
+export async function authenticate(authorization: Authorization, verify: KeyVerifier): Promise<Caller> {
   if (Array.isArray(authorization)) {
     throw new UnauthorizedError('more than one Authorization header: send exactly one', 'invalid_request');
   }
@@ -118,33 +116,18 @@ const CALLER = Symbol('petstore.caller');
 export const callerOf = (res: object): string | undefined => (res as { [CALLER]?: string })[CALLER];
 
 /** Authenticates, then charges the rate limit: every transport calls it first, once per HTTP request. */
-export type AccessGuard = (
-  authorization: string | string[] | undefined,
-  request?: AccessRequest,
-) => Promise<Caller>;
+export type AccessGuard = (authorization: Authorization, request?: AccessRequest) => Promise<Caller>;
 
 /**
  * The guard on an HTTP request, read one way on every transport: its `Authorization` (authorizationOf), the address
  * its connection came from (the failed-authentication limit) and its response (the `RateLimit` fields, the caller).
  */
-export const admit = (
-  guard: AccessGuard,
-  req: IncomingMessage,
-  res: ServerResponse,
-  cost?: number,
-): Promise<Caller> =>
-  guard(authorizationOf(req), {
-    address: req.socket.remoteAddress,
-    response: res,
-    ...(cost === undefined ? {} : { cost }),
-  });
+export const admit = (guard: AccessGuard, req: IncomingMessage, res: ServerResponse, cost?: number) =>
+  guard(authorizationOf(req), { address: req.socket.remoteAddress, response: res, cost });
 
 export function createAccessGuard(
   verify: KeyVerifier,
-  limits: {
-    rateLimit?: RateLimiter | undefined;
-    failures?: ReturnType<typeof createFailureLimiter> | undefined;
-  } = {},
+  limits: { rateLimit?: RateLimiter; failures?: ReturnType<typeof createFailureLimiter> } = {},
 ): AccessGuard {
   const { rateLimit, failures } = limits;
   return async (authorization, request = {}) => {

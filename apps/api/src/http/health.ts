@@ -25,12 +25,8 @@ export interface Health {
  * Probes, without a key: `GET /healthz` (liveness, never the database) and `GET /readyz` (ready while the database
  * answers with every migration this build expects and the process is not draining; else 503).
  */
-export function createHealth({
-  appliedMigrations,
-  migrations,
-  logger,
-  cacheMs = 1_000,
-}: HealthOptions): Health {
+export function createHealth(options: HealthOptions): Health {
+  const { appliedMigrations, migrations, logger, cacheMs = 1_000 } = options;
   let draining = false;
   let last: { at: number; ready: Promise<boolean> } | undefined;
 

@@ -33,36 +33,21 @@ export function parseTagList(field: string | undefined): '*' | EntityTag[] | und
  * if any (the REST operations send none): go on, 304 (GET, HEAD) or 412. If-Match is compared strongly,
  * If-None-Match weakly; If-Modified-Since and If-Unmodified-Since are ignored: nothing here has a modification date.
  */
-export function evaluatePreconditions(
-  method: string,
-  headers: IncomingHttpHeaders,
-  currentTag?: string,
-): 'proceed' | 'not-modified' | 'failed' {
+export function evaluatePreconditions(method: string, headers: IncomingHttpHeaders, currentTag?: string) {
   const current = currentTag === undefined ? undefined : (parseTagList(currentTag) as EntityTag[])[0];
   // A field that is not `*` nor a list of tags (Node joins two `If-None-Match: *` lines as `*, *`) names no condition
   // that can be read. Nothing is applied under it: If-Match is false, and so is If-None-Match on any method but a
   // read, which answers in full, as if it were absent (a full answer is always a right answer to a read).
   const safe = method === 'GET' || method === 'HEAD';
   const ifMatch = headers['if-match'] === undefined ? undefined : (parseTagList(headers['if-match']) ?? []);
-  if (
-    ifMatch !== undefined &&
-    ifMatch !== '*' &&
-    !ifMatch.some(
-      (tag) => !tag.weak && current !== undefined && !current.weak && tag.opaque === current.opaque,
-    )
-  ) {
+  // Compared strongly: a weak tag on either side matches nothing.
+  const strong = current?.weak === false ? current.opaque : undefined;
+  if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.some((tag) => !tag.weak && tag.opaque === strong))
     return 'failed';
-  }
   const ifNoneMatch = parseTagList(headers['if-none-match']);
   if (ifNoneMatch === undefined && headers['if-none-match'] !== undefined && !safe) return 'failed';
-  if (
-    ifNoneMatch === '*' ||
-    (ifNoneMatch !== undefined &&
-      current !== undefined &&
-      ifNoneMatch.some((tag) => tag.opaque === current.opaque))
-  ) {
+  if (ifNoneMatch === '*' || ifNoneMatch?.some((tag) => tag.opaque === current?.opaque))
     return safe ? 'not-modified' : 'failed';
-  }
   return 'proceed';
 }
 

@@ -68,19 +68,15 @@ function withoutValidators(fields: Fields): Fields {
  *   route or library set for its success (the documentation's `ETag` and `max-age`): no validator, `no-store`.
  *   Every answer's head goes out through `writeHead` (Node's implicit head included), so no writer can skip it.
  */
-export function answerRules(
-  response: Pick<ServerResponse, 'setHeader' | 'appendHeader' | 'writeHead'>,
-): void {
-  function connection(this: ServerResponse, value: unknown) {
-    if (CLOSE.test(String(value))) this.shouldKeepAlive = false;
-    return this;
-  }
-  response.setHeader = function (this: ServerResponse, name, value) {
-    return isConnection(name) ? connection.call(this, value) : setHeader.call(this, name, value);
-  };
-  response.appendHeader = function (this: ServerResponse, name, value) {
-    return isConnection(name) ? connection.call(this, value) : appendHeader.call(this, name, value);
-  };
+export function answerRules(response: Pick<ServerResponse, 'setHeader' | 'appendHeader' | 'writeHead'>) {
+  const withoutConnection = (set: (this: ServerResponse, name: string, value: never) => ServerResponse) =>
+    function (this: ServerResponse, name: string, value: never) {
+      if (!isConnection(name)) return set.call(this, name, value);
+      if (CLOSE.test(String(value))) this.shouldKeepAlive = false;
+      return this;
+    };
+  response.setHeader = withoutConnection(setHeader);
+  response.appendHeader = withoutConnection(appendHeader);
   response.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
     if (status >= 400) {
       for (const name of NOT_ON_ERRORS) this.removeHeader(name);

@@ -1,6 +1,6 @@
 import { ipKeyGenerator, MemoryStore } from 'express-rate-limit';
 import { AppError } from '../errors.js';
-import type { RateLimitStore } from './rate-limit.store.js';
+import type { Charge, RateLimitStore } from './rate-limit.store.js';
 
 export interface RateLimitOptions {
   /** Requests each subject may make per window. */
@@ -49,7 +49,7 @@ const rateLimited = (state: RateLimitState, cost: number) =>
 /** A request waiting for its key's next charge: told the count it got, or the count that refused it. */
 interface Waiting {
   cost: number;
-  resolve: (result: { count: number; admitted: boolean }) => void;
+  resolve: (result: Charge) => void;
   reject: (error: unknown) => void;
 }
 
@@ -130,7 +130,7 @@ export function createRateLimiter(
 
   /** The window's count once this request is admitted, or the count that refused it. */
   const charge = (subject: string, windowStart: Date, cost: number) =>
-    new Promise<{ count: number; admitted: boolean }>((resolve, reject) => {
+    new Promise<Charge>((resolve, reject) => {
       const key = `${subject}\n${windowStart.getTime()}`;
       const batch = waiting.get(key) ?? [];
       waiting.set(key, batch);

@@ -140,10 +140,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
   }
 
   /** A page of pets; its cursor only when asked for (listPets over tRPC has no use for one: no checksum made). */
-  async function readPage(
-    { limit, status, cursor }: OperationParsedInput<'pagePets'>,
-    withCursor: boolean,
-  ): Promise<PetsPage> {
+  async function readPage({ limit, status, cursor }: OperationParsedInput<'pagePets'>, withCursor: boolean) {
     const after = cursor === undefined ? 0n : decodePetCursor(cursor, status).after;
     // One row more than asked says whether another page exists, so the last page carries no cursor.
     const page: SqlArg[] = [
@@ -162,10 +159,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
         : null;
     return { items, nextCursor };
   }
-  async function createPet(
-    newPet: OperationParsedInput<'createPet'>,
-    { caller }: OperationContext,
-  ): Promise<Pet> {
+  async function createPet(newPet: OperationParsedInput<'createPet'>, { caller }: OperationContext) {
     const { name, categoryId, status, idempotencyKey } = newPet;
     if (idempotencyKey !== undefined) {
       // What the fingerprint covers: the body's fields in a fixed order, the int64 as its digits.
@@ -178,9 +172,7 @@ export function createPetsService(sql: Sql, options: PetsServiceOptions = {}): P
   }
 
   return {
-    async listPets(query) {
-      return (await readPage(query, false)).items;
-    },
+    listPets: async (query) => (await readPage(query, false)).items,
     pagePets: (query) => readPage(query, true),
     createPet:
       replicas === undefined
