@@ -582,6 +582,30 @@ describe('REST, tRPC and MCP give the same verdict to the same input', () => {
 
   // One wording names the query parameters nothing reads, every one of them, on every endpoint: REST's read with a
   // query, REST's routes without one, tRPC and MCP (each said it its own way: the first name only, or all).
+  // `__proto__` among them: tRPC's reader refused it alone (`unknown field "__proto__"`), naming no other key.
+  it('names every unknown field of a body the same way on REST, tRPC and MCP, __proto__ among them', async () => {
+    const names = fc.uniqueArray(
+      fc
+        .oneof(fc.constant('__proto__'), fc.stringMatching(/^[a-z]{1,6}$/))
+        .filter((name) => !['name', 'categoryId', 'status'].includes(name)),
+      { minLength: 1, maxLength: 4 },
+    );
+    await fc.assert(
+      fc.asyncProperty(names, fc.constantFrom('1', '{}', '"x"'), async (unknown, value) => {
+        const body = `{"name":"Rex",${unknown.map((name) => `"${name}":${value}`).join(',')},"categoryId":1}`;
+        const rest = restVerdict(await send('/pets', { method: 'POST', body }));
+        const trpc = trpcVerdict(
+          await send('/trpc/pets.create', { method: 'POST', body: `{"json":${body}}` }),
+        );
+        const mcp = await mcpCall('createPet', body);
+        expect(rest, body).toMatchObject({ status: 400, code: 'validation_failed' });
+        expect({ ...trpc, data: undefined }, body).toEqual({ ...rest, data: undefined });
+        expect(withoutId(mcp), body).toEqual(withoutId(rest));
+      }),
+      { seed: 35, numRuns: 40 },
+    );
+  });
+
   it('names every unread query parameter the same way on REST, tRPC and MCP', async () => {
     const read = new Set(['limit', 'status', 'cursor', 'batch', 'input', 'lastEventId', 'Last-Event-Id']);
     const names = fc.uniqueArray(

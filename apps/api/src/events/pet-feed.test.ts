@@ -528,7 +528,11 @@ describe('event ids in one order for every reader (the sequencer), on PostgreSQL
         const [answered] = await createMany(pets, 1, 'answered');
         const following = feed.follow({ subject: 'a', signal: new AbortController().signal });
         // The follow waits for that round (the lock), then the round ends.
-        const waiting = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
+        // Counted in this database alone: pg_locks is the cluster's, and another test's waiters (other databases, other
+        // files run alongside) would keep the count from ever being exactly one while this round held its id.
+        const waiting = `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND classid = 1885697119 AND objid = 1`;
         while ((await round.query<{ n: number }>(waiting)).rows[0]?.n !== 1) await new Promise(setImmediate);
         await round.query('COMMIT');
         const follower = await following;

@@ -1,5 +1,8 @@
+import { operations, trpcPath } from '@petstore/schema';
+import { inputSubject } from '@petstore/schema/internal';
 import superjson from 'superjson';
 import { AppError } from '../errors.js';
+import { parseOr400 } from '../http/rest.js';
 
 // tRPC inputs are superjson envelopes, `{ json, meta? }`, one per call (a batch: an object keyed by call index).
 // tRPC's own reading (JSON.parse, superjson.deserialize) rounds numbers past 2^53, reads `BigInt("0x10")`,
@@ -19,6 +22,40 @@ const SUPERJSON_NUMBER_TEXTS = new Set(['NaN', 'Infinity', '-Infinity', '-0']);
 const MAX_DEPTH = 32;
 
 const refused = (message: string) => new AppError('validation_failed', message);
+
+/** Each procedure's operation, whose input judges a call's. */
+const OPERATION_OF = new Map(operations.flatMap((op) => (op.trpc === undefined ? [] : [[trpcPath(op), op]])));
+
+/**
+ * An input with a `__proto__` key, which superjson would drop: judged by its operation's input with the key kept
+ * (the meta applied to the rest), so that the refusal names every unknown key in REST's words.
+ */
+function judgeWithProto(procedure: string | undefined, json: Record<string, unknown>, meta: unknown): never {
+  const { __proto__: proto, ...rest } = json;
+  checkNumbers(rest); // its depth bound first (and a `__proto__` deeper down is refused there)
+  const op = OPERATION_OF.get(procedure ?? '');
+  let value: unknown;
+  try {
+    value = superjson.deserialize({ json: rest, meta } as never);
+  } catch {
+    // Meta superjson cannot apply: the key is refused on its own, below.
+  }
+  if (op !== undefined && isRecord(value)) {
+    // The keys in the order sent, as every other reader holds them.
+    const read: Record<string, unknown> = {};
+    for (const key of Object.keys(json)) {
+      const field = key === '__proto__' ? proto : value[key];
+      Object.defineProperty(read, key, {
+        value: field,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    }
+    parseOr400(op.input, read, inputSubject(op));
+  }
+  throw refused(`unknown field "__proto__"`);
+}
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -111,7 +148,7 @@ function checkEqualities(json: unknown, values: unknown, equalities: unknown): v
  * One call's input: a superjson envelope and nothing else. Returns the envelope to hand on when it had to be
  * rewritten (a special value, checkNumbers), else undefined.
  */
-function checkEnvelope(envelope: unknown): object | undefined {
+function checkEnvelope(envelope: unknown, procedure: string | undefined): object | undefined {
   if (!isRecord(envelope) || Object.keys(envelope).some((key) => !ENVELOPE_KEYS.has(key))) {
     throw refused(
       'tRPC input must be a superjson envelope {"json": <input>, "meta"?: {...}}, as @trpc/client with the ' +
@@ -122,6 +159,7 @@ function checkEnvelope(envelope: unknown): object | undefined {
   if (meta !== undefined && (!isRecord(meta) || Object.keys(meta).some((key) => !META_KEYS.has(key)))) {
     throw refused('tRPC input "meta" must be superjson metadata');
   }
+  if (isRecord(json) && Object.hasOwn(json, '__proto__')) judgeWithProto(procedure, json, meta);
   const special = checkNumbers(json);
   if (meta === undefined && !special) return undefined;
   if (meta !== undefined) {
@@ -149,19 +187,23 @@ function checkEnvelope(envelope: unknown): object | undefined {
  * below `calls`. Throws 400 validation_failed naming the problem. Returns the JSON text to hand on instead of
  * the request's when an input had to be rewritten (checkEnvelope).
  */
-export function checkTrpcInputs(inputs: unknown, batch: boolean, calls: number): string | undefined {
+export function checkTrpcInputs(
+  inputs: unknown,
+  batch: boolean,
+  procedures: readonly string[],
+): string | undefined {
   if (inputs === undefined) return undefined;
   if (!batch) {
-    const rewritten = checkEnvelope(inputs);
+    const rewritten = checkEnvelope(inputs, procedures[0]);
     return rewritten === undefined ? undefined : stringify(rewritten);
   }
   if (!isRecord(inputs)) throw refused('a tRPC batch input must be an object keyed by call index');
   let rewritten = false;
   for (const key of Object.keys(inputs)) {
-    if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= calls) {
+    if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= procedures.length) {
       throw refused(`a tRPC batch input has no call ${JSON.stringify(key)}`);
     }
-    const envelope = checkEnvelope(inputs[key]);
+    const envelope = checkEnvelope(inputs[key], procedures[Number(key)]);
     if (envelope === undefined) continue;
     inputs[key] = envelope;
     rewritten = true;

@@ -238,7 +238,7 @@ export function trpcMiddleware(
       let exactQueryInput: string | undefined;
       if (method === 'POST') {
         const body = await readJsonBody(req, res);
-        inputText = checkTrpcInputs(body.value, batch, procedures.length) ?? body.text;
+        inputText = checkTrpcInputs(body.value, batch, procedures) ?? body.text;
         req.body = inputText;
         // Read and checked as JSON (`application/*+json` included); tRPC's own handler only knows the exact type.
         req.headers['content-type'] = 'application/json';
@@ -246,8 +246,7 @@ export function trpcMiddleware(
         // (tRPC reads an empty `input=` as no input.)
         const read = parseJsonText(inputText, 'query parameter "input"');
         exactQueryInput =
-          checkTrpcInputs(read.value, batch, procedures.length) ??
-          (read.text === inputText ? undefined : read.text);
+          checkTrpcInputs(read.value, batch, procedures) ?? (read.text === inputText ? undefined : read.text);
         inputText = exactQueryInput ?? inputText;
       }
       const ctx = { caller, onInternalError };
