@@ -327,6 +327,13 @@ describe('Link URLs', () => {
           [],
         );
       }
+      // createPet's Location under the public URL too (a gateway's path prefix would be lost from `/v1/pets/1`).
+      const created = await call(server.baseUrl, '/pets', {
+        method: 'POST',
+        body: '{"name":"L","categoryId":1}',
+      });
+      const { id } = created.body as { id: bigint };
+      expect(created.headers.get('location')).toBe(`https://api.example.com/v1/pets/${id}`);
       const configured = await call(server.baseUrl, '/pets?limit=1');
       expect(configured.headers.get('link')).toMatch(
         /^<https:\/\/api\.example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/,
@@ -347,9 +354,9 @@ describe('Link URLs', () => {
       });
       expect(odd.kind === 'response' && odd.response.status).toBe(400);
       expect(odd.kind === 'response' && odd.response.headers.get('link')).toBeUndefined();
-      // Host names we would not echo but that are valid (an underscore is not a DNS name, a port over 65535 is no
-      // port: RFC 9110's grammar has any digits) fall back.
-      for (const host of ['pets_internal', 'a:99999', 'a:65536', '[::1]:70000']) {
+      // Hosts we would not echo but that are valid (a port over 65535 is no port: RFC 9110's grammar has any
+      // digits; a percent-encoded name) fall back.
+      for (const host of ['a%41', 'a:99999', 'a:65536', '[::1]:70000']) {
         const unechoed = await rawCall(local.baseUrl, '/pets?limit=1', {
           headers: { authorization: 'Bearer test-key-0123456789abcdef', host },
         });
@@ -357,6 +364,11 @@ describe('Link URLs', () => {
           new RegExp(`^<${local.baseUrl.replace(/[.]/g, '\\.')}/pets\\?limit=1&cursor=`),
         );
       }
+      // An underscore is in no DNS name but in reg-names (RFC 3986) and Compose service names: echoed.
+      const compose = await rawCall(local.baseUrl, '/pets?limit=1', {
+        headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'pet_store:3000' },
+      });
+      expect(compose.headers.get('link')).toMatch(/^<http:\/\/pet_store:3000\/v1\/pets\?limit=1&cursor=/);
       const highest = await rawCall(local.baseUrl, '/pets?limit=1', {
         headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'a:65535' },
       });

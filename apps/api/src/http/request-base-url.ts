@@ -2,11 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import { API_BASE_PATH } from '@petstore/schema';
 
 /**
- * A `Host` header we are willing to echo into a URL: a DNS name or IPv4/[IPv6] address and an optional port, which
- * WHATWG URL also reads (a port over 65535 is none).
+ * A `Host` header we are willing to echo into a URL: a name of labels (letters, digits, `-` and `_`: a Compose
+ * service `pet_store` is reached by that name) or an IPv4/[IPv6] address, and an optional port, which WHATWG URL
+ * also reads (a port over 65535 is none).
  */
 const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+  /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /**
  * The absolute base URL (…/v1) this request reached, for links in the response (`Link: rel="next"`, the OpenAPI

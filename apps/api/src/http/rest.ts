@@ -220,7 +220,11 @@ export function restHandler({
         for (const [name, field] of Object.entries(success.location.params)) {
           values[name] = (output as Record<string, unknown>)[field];
         }
-        res.setHeader('Location', `${API_BASE_PATH}${fillPath(success.location.path, values)}`);
+        // Under the public URL when configured (a gateway's path prefix included), as `Link: rel="next"`.
+        res.setHeader(
+          'Location',
+          `${publicBaseUrl ?? API_BASE_PATH}${fillPath(success.location.path, values)}`,
+        );
       }
       if (success.body === undefined) {
         res.statusCode = success.status;

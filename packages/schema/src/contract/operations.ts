@@ -313,7 +313,11 @@ export const contract = {
       description: 'Animal added; the body carries the assigned id',
       body: PET_BODY,
       headers: {
-        Location: { description: "The new animal's path, `/v1/pets/{id}`.", required: true },
+        Location: {
+          description:
+            "The new animal's URL: `/v1/pets/{id}`, or under the deployment's public URL when one is configured.",
+          required: true,
+        },
         [READ_AFTER_HEADER]: {
           description:
             'Where the database was once the animal was stored (opaque), when the deployment reads from replicas. ' +
