@@ -48,7 +48,8 @@ export const RATE_LIMIT_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract
   RateLimit: {
     description:
       'Where the caller stands, when a rate limit is set: `"per-key";r=<requests left>;t=<seconds until the ' +
-      'quota is restored>`; on a 429, `t` equals `Retry-After`.',
+      "quota is restored>`; on a 429 for a spent quota, `t` equals `Retry-After` (the change feed's 429 for too " +
+      'many open streams says its own `Retry-After`, and `RateLimit` the quota as it stands).',
     required: false,
   },
 };
