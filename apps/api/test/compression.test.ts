@@ -89,6 +89,8 @@ describe.each([
     ['*', 'br'],
     ['identity;q=0.5, gzip;q=0.9', 'gzip'],
     ['gzip;q=0, br;q=0', undefined],
+    ['gzip;Q=0, br;Q=0', undefined], // the weight's name in any case
+    ['br;Q=0, gzip', 'gzip'],
     ['identity', undefined],
     ['compress, x-unknown', undefined],
   ])('Accept-Encoding: %s -> %s on REST and tRPC, the same text once decoded', async (accept, expected) => {

@@ -113,6 +113,10 @@ export function edgeListener(handler: RequestListener): RequestListener {
     // Node reads nothing more of a connection after an Upgrade request, so one pipelined behind it would wait for
     // ever: this answer closes the connection instead (RFC 9112 section 9.6). We upgrade to nothing.
     if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
+    // A weight is `q=` in any case (RFC 9110 section 12.4.2); `compression`'s negotiator reads only `q`, so it would
+    // code a body in a coding the client refused with `gzip;Q=0`.
+    const codings = req.headers['accept-encoding'];
+    if (codings?.includes('Q=')) req.headers['accept-encoding'] = codings.replace(/;([ \t]*)Q=/g, ';$1q=');
     handler(req, res);
   });
 }
