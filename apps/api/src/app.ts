@@ -219,7 +219,7 @@ export function createApp(deps: AppDeps): express.Express {
   // CORS, as docs/operations.md says: the fields of every answer before the edge, so that its refusals carry them
   // too; a preflight is told apart once the edge has read the message (a refused one gets the refusal).
   if (crossOrigin !== undefined) app.use(crossOrigin.answer);
-  app.use(edge(operationHeadersOf(contract)));
+  app.use(edge(operationHeadersOf(contract, deps.publicBaseUrl)));
   // A router of its own after the edge: Express's app router keeps the scheme and host of an absolute-form target
   // it started with; this one starts from the origin-form the edge made of it.
   const routes = createRouter();
@@ -251,6 +251,7 @@ export function createApp(deps: AppDeps): express.Express {
     TRPC_MOUNT_PATH,
     trpcMiddleware(createAppRouter(handlers, { keepAliveMs, contract }), {
       fastPath: deps.trpcFastPath ?? true,
+      publicBaseUrl: deps.publicBaseUrl,
       // Each procedure whose contract body has a hot writer gets it.
       outputWriters: new Map(
         Object.values(contract ?? defaultContract).flatMap((op) => {

@@ -46,9 +46,15 @@ function withPrototype<T extends abstract new (...args: never[]) => object>(Base
  * The HTTP server for `app`, with limits that keep slow or greedy clients from holding sockets (Node's defaults: 5
  * minutes for a body, 60-90 s for trickled headers, no connection limit). Node checks the timeouts on a timer, every
  * 30 s by default (adding up to 30 s to each): here every second, or the headers timeout. Node 24 runs the headers
- * timer only while a request arrives, so it may be shorter than the keep-alive timeout.
+ * timer only while a request arrives, so it may be shorter than the keep-alive timeout. `publicBaseUrl`: the
+ * deployment's public URL, that the parser's refusals link under (getPet's successor), as the app does.
  */
-export function createHttpServer(app: RequestListener, limits: ServerLimits, prototypes: MessagePrototypes) {
+export function createHttpServer(
+  app: RequestListener,
+  limits: ServerLimits,
+  prototypes: MessagePrototypes,
+  publicBaseUrl?: string,
+) {
   const handler = edgeListener(app);
   const server = createServer(
     {
@@ -63,7 +69,7 @@ export function createHttpServer(app: RequestListener, limits: ServerLimits, pro
     handler,
   );
   server.maxConnections = limits.maxConnections;
-  guardServer(server, handler, { headersOf: operationHeadersOf() });
+  guardServer(server, handler, { headersOf: operationHeadersOf(undefined, publicBaseUrl) });
   return server;
 }
 

@@ -91,7 +91,8 @@ async function main(): Promise<void> {
     metrics,
     tracer: tracing?.requests,
   });
-  const server = createHttpServer(app, config.serverLimits, { request: app.request, response: app.response });
+  const prototypes = { request: app.request, response: app.response };
+  const server = createHttpServer(app, config.serverLimits, prototypes, publicUrl);
   server.listen(config.port, config.host);
   await once(server, 'listening').catch((error: Error) => {
     throw listenError(error, 'PORT', config.host, config.port);

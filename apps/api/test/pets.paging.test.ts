@@ -334,6 +334,19 @@ describe('Link URLs', () => {
       });
       const { id } = created.body as { id: bigint };
       expect(created.headers.get('location')).toBe(`https://api.example.com/v1/pets/${id}`);
+      // So is getPet's successor, on every answer of it: REST's, a 405 of its path, tRPC's.
+      const successor = '<https://api.example.com/v1/pets>; rel="successor-version"';
+      for (const [path, method] of [
+        [`/pets/${id}`, 'GET'],
+        [`/pets/${id}`, 'DELETE'],
+        [
+          `/trpc/pets.get?input=${encodeURIComponent(`{"json":{"petId":"${id}"},"meta":{"values":{"petId":["bigint"]}}}`)}`,
+          'GET',
+        ],
+      ] as const) {
+        const answer = await call(server.baseUrl, path, { method });
+        expect(answer.headers.get('link'), `${method} ${path}`).toBe(successor);
+      }
       const configured = await call(server.baseUrl, '/pets?limit=1');
       expect(configured.headers.get('link')).toMatch(
         /^<https:\/\/api\.example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/,

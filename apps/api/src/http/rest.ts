@@ -32,7 +32,7 @@ import { sendJsonText } from './send.js';
 // (docs/development.md, "Home-made parts").
 
 /** The paths of the contract: their operations by method, and the headers every answer on them carries. */
-function compilePaths(operations: readonly OperationContract[]) {
+function compilePaths(operations: readonly OperationContract[], publicBaseUrl: string | undefined) {
   const byPath = Map.groupBy(operations.filter(isRestOperation), (op) => op.path);
   // A literal path before a templated one it also fits (`/pets/events` before `/pets/{petId}`), as OpenAPI matches.
   const templated = (path: string) => (path.includes('{') ? 1 : 0);
@@ -46,12 +46,12 @@ function compilePaths(operations: readonly OperationContract[]) {
       byMethod: new Map(
         ops.map((op) => {
           const reads = new Set(Object.keys(op.request.headers ?? {}).map((name) => name.toLowerCase()));
-          return [op.method as string, { op, headers: operationResponseHeaders(op), reads }];
+          return [op.method as string, { op, headers: operationResponseHeaders(op, publicBaseUrl), reads }];
         }),
       ),
       // For 405 and OPTIONS: HEAD wherever GET is.
       allow: allowOf(ops.map((op) => op.method)),
-      headers: pathResponseHeaders(ops), // for a method the path does not serve
+      headers: pathResponseHeaders(ops, publicBaseUrl), // for a method the path does not serve
     }));
 }
 
@@ -71,8 +71,9 @@ function match(paths: ReturnType<typeof compilePaths>, method: string, url: stri
 /** The headers of the operation `method` and `url` name, for answers given before it runs (the edge's refusals). */
 export function operationHeadersOf(
   contract: Readonly<Record<string, OperationContract>> = defaultContract,
+  publicBaseUrl?: string,
 ): HeadersOf {
-  const paths = compilePaths(Object.values(contract));
+  const paths = compilePaths(Object.values(contract), publicBaseUrl);
   return (method, url) => match(paths, method, url)?.headers;
 }
 
@@ -163,7 +164,7 @@ export function restHandler({
   compressAnswer,
   eventStream,
 }: RestDeps): RequestHandler {
-  const paths = compilePaths(Object.values(contract));
+  const paths = compilePaths(Object.values(contract), publicBaseUrl);
   const call = (id: string, input: unknown, context: OperationContext) =>
     (
       handlers[id as keyof typeof handlers] as (input: unknown, context: OperationContext) => Promise<unknown>

@@ -34,7 +34,6 @@ import {
 import { checkTrpcInputs } from './trpc-input.js';
 
 /** The headers of each deprecated procedure (`pets.get`), from the contract. */
-const DEPRECATED = new Map(operations.map((op) => [trpcPath(op), deprecationHeaders(op)]));
 
 export interface TrpcHttpDeps {
   /** Serve plain JSON calls without tRPC's fetch adapter (default true; false in the test that compares both). */
@@ -47,6 +46,8 @@ export interface TrpcHttpDeps {
   compressAnswer?: ((req: Request, res: Response) => void) | undefined;
   /** The same for an answer of JSON text (http/send.ts compressJsonWith); compressAnswer when absent. */
   compressJson?: ((req: Request, res: Response) => void) | undefined;
+  /** The deployment's public URL (…/v1), that a deprecated procedure's successor link is under, as on REST. */
+  publicBaseUrl?: string | undefined;
 }
 
 /** Where the app mounts this middleware. */
@@ -74,8 +75,10 @@ export function trpcMiddleware(
     outputWriters,
     compressAnswer,
     compressJson = compressAnswer,
+    publicBaseUrl,
   }: TrpcHttpDeps,
 ): RequestHandler {
+  const deprecations = new Map(operations.map((op) => [trpcPath(op), deprecationHeaders(op, publicBaseUrl)]));
   const callers = new WeakMap<ServerResponse, { caller: Caller; lastEventIds: SentPosition[] }>();
   const config = appRouter._def._config;
   const handler = createExpressMiddleware({
@@ -150,7 +153,7 @@ export function trpcMiddleware(
       // A deprecated procedure's headers, set once here for every answer that names it, refusals before the call
       // included (REST's getPet carries them on its 401, 405, 412...).
       for (const procedure of procedures) {
-        const deprecation = DEPRECATED.get(procedure);
+        const deprecation = deprecations.get(procedure);
         for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
       }
       const types = procedures.map((name) => procedureTable.get(name)?._def.type);

@@ -57,9 +57,13 @@ const httpDate = (isoDate: string) => new Date(`${isoDate}T00:00:00Z`).toUTCStri
 
 /**
  * The headers every response of a deprecated operation carries: RFC 9745 `Deprecation` (`@<unix seconds>`),
- * RFC 8594 `Sunset` (an HTTP date) and a `Link` to the replacement.
+ * RFC 8594 `Sunset` (an HTTP date) and a `Link` to the replacement, under `base` (a deployment's public URL, else
+ * `/v1`).
  */
-export function deprecationHeaders(op: OperationContract): Record<string, string> | undefined {
+export function deprecationHeaders(
+  op: OperationContract,
+  base: string = API_BASE_PATH,
+): Record<string, string> | undefined {
   const deprecated = op.deprecated;
   if (deprecated === undefined) return undefined;
   const replacement = restOperations.find((candidate) => candidate.id === deprecated.replacement);
@@ -67,7 +71,7 @@ export function deprecationHeaders(op: OperationContract): Record<string, string
   return {
     Deprecation: `@${Date.parse(`${deprecated.since}T00:00:00Z`) / 1000}`,
     Sunset: httpDate(deprecated.sunset),
-    Link: `<${API_BASE_PATH}${replacement.path}>; rel="successor-version"`,
+    Link: `<${base}${replacement.path}>; rel="successor-version"`,
   };
 }
 
@@ -98,8 +102,8 @@ export const STABILITY_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract>
  * The headers every response of an operation carries, errors included: its stability level and, when it is
  * deprecated, its deprecation headers.
  */
-export function operationResponseHeaders(op: OperationContract): Record<string, string> {
-  return { ...deprecationHeaders(op), [STABILITY_HEADER]: op.stability };
+export function operationResponseHeaders(op: OperationContract, base?: string): Record<string, string> {
+  return { ...deprecationHeaders(op, base), [STABILITY_HEADER]: op.stability };
 }
 
 /**
@@ -107,10 +111,15 @@ export function operationResponseHeaders(op: OperationContract): Record<string, 
  * when every operation on it is deprecated, and the least settled level among them (what the path allows is no
  * more settled than that).
  */
-export function pathResponseHeaders(ops: readonly OperationContract[]): Record<string, string> {
+export function pathResponseHeaders(
+  ops: readonly OperationContract[],
+  base?: string,
+): Record<string, string> {
   const [first] = ops;
   if (first === undefined) throw new Error('a path of the contract has at least one operation');
-  const deprecated = ops.every((op) => op.deprecated !== undefined) ? deprecationHeaders(first) : undefined;
+  const deprecated = ops.every((op) => op.deprecated !== undefined)
+    ? deprecationHeaders(first, base)
+    : undefined;
   const level = Math.max(...ops.map((op) => STABILITY_LEVELS.indexOf(op.stability)));
   return { ...deprecated, [STABILITY_HEADER]: STABILITY_LEVELS[level] as string };
 }
