@@ -48,8 +48,7 @@ export const RATE_LIMIT_HEADER_CONTRACTS: Readonly<Record<string, HeaderContract
   RateLimit: {
     description:
       'Where the caller stands, when a rate limit is set: `"per-key";r=<requests left>;t=<seconds until the ' +
-      "quota is restored>`; on a 429 for a spent quota, `t` equals `Retry-After` (the change feed's 429 for too " +
-      'many open streams says its own `Retry-After`, and `RateLimit` the quota as it stands).',
+      'quota is restored>`; on a 429 for a spent quota, `t` equals `Retry-After`.',
     required: false,
   },
 };
@@ -315,8 +314,7 @@ export const contract = {
       body: PET_BODY,
       headers: {
         Location: {
-          description:
-            "The new animal's URL: `/v1/pets/{id}`, or under the deployment's public URL when one is configured.",
+          description: "The new animal's URL, `/v1/pets/{id}` (or under the public URL).",
           required: true,
         },
         [READ_AFTER_HEADER]: {
