@@ -85,8 +85,8 @@ const CASES: Case[] = [
     edits: [
       schema(
         'contract/operations.ts',
-        'Location: { description: "The new animal\'s path, `/v1/pets/{id}`.", required: true },',
-        'Location: { description: "The new animal\'s path, `/v1/pets/{id}`.", required: false },',
+        'description: "The new animal\'s URL, `/v1/pets/{id}` (or under the public URL).",\n          required: true,',
+        'description: "The new animal\'s URL, `/v1/pets/{id}` (or under the public URL).",\n          required: false,',
       ),
     ],
     verdict: 'break',
