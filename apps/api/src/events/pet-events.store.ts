@@ -142,9 +142,10 @@ export async function readEvents(sql: Sql, after: bigint, limit: number): Promis
  * included) numbers such pets after the head. `undefined` from txid xmax on: every later pet is after it too.
  */
 export function committedIn(snapshot: string): (txid: bigint) => boolean | undefined {
-  const [xmin = '0', xmax = '0', running = ''] = snapshot.split(':');
+  const [xmin, xmax, running = ''] = snapshot.split(':');
+  const [oldest, next] = [BigInt(xmin ?? 0), BigInt(xmax ?? 0)];
   const inProgress = new Set(running.split(',').filter(Boolean).map(BigInt));
-  return (txid) => (txid >= BigInt(xmax) ? undefined : txid < BigInt(xmin) || !inProgress.has(txid));
+  return (txid) => (txid >= next ? undefined : txid < oldest || !inProgress.has(txid));
 }
 
 /** Deletes the events older than `retentionSeconds` (an id-prefix) and raises the horizon; how many went. */

@@ -76,6 +76,20 @@ function expectIncreasing(events: readonly PetEvent[]) {
   }
 }
 
+/** A pet created now, the hub woken: `follower`'s first event is it, never `answered` (created before it opened). */
+async function expectFirstCreatedAfter(
+  feed: PetFeed,
+  pets: PetsService,
+  follower: AsyncIterator<PetEvent>,
+  answered: Pet | undefined,
+): Promise<void> {
+  const [later] = await createMany(pets, 1, 'later');
+  feed.wake();
+  const first = (await follower.next()).value;
+  expect(first?.pet.name, `the pet ${answered?.id} was answered before the stream opened`).toBe('later-0');
+  expect(first?.pet.id).toBe(later?.id);
+}
+
 interface Setup {
   database: Database;
   wakeups: Wakeups;
@@ -484,13 +498,7 @@ describe('event ids in one order for every reader (the sequencer), on PostgreSQL
         // Not numbered yet when the stream opened: it is numbered after the head the stream starts from.
         expect(await sequenceEvents(database.sql, 1000)).toBe(0);
         await other.query('COMMIT');
-        const [later] = await createMany(pets, 1, 'later');
-        feed.wake();
-        const first = (await follower.next()).value;
-        expect(first?.pet.name, `the pet ${answered?.id} was answered before the stream opened`).toBe(
-          'later-0',
-        );
-        expect(first?.pet.id).toBe(later?.id);
+        await expectFirstCreatedAfter(feed, pets, follower, answered);
         // The pet answered before is in the feed all the same, after the head (a follower from before sees it).
         const head = await readHead(database.sql);
         const all = await feed.follow({ subject: 'b', after: 0n, signal: new AbortController().signal });
@@ -536,13 +544,7 @@ describe('event ids in one order for every reader (the sequencer), on PostgreSQL
         while ((await round.query<{ n: number }>(waiting)).rows[0]?.n !== 1) await new Promise(setImmediate);
         await round.query('COMMIT');
         const follower = await following;
-        const [later] = await createMany(pets, 1, 'later');
-        feed.wake();
-        const first = (await follower.next()).value;
-        expect(first?.pet.name, `the pet ${answered?.id} was answered before the stream opened`).toBe(
-          'later-0',
-        );
-        expect(first?.pet.id).toBe(later?.id);
+        await expectFirstCreatedAfter(feed, pets, follower, answered);
         await follower.return?.();
       } finally {
         await feed.close();

@@ -94,7 +94,7 @@ async function readInput(
   res: Response,
   segments: string[],
   parameterNames: string[],
-  reads: ReadonlySet<string>,
+  reads: ReadonlySet<string> | undefined,
 ): Promise<unknown> {
   const { params, query, body, headers } = op.request;
   refuseInputHeaders(req, undefined, reads);
@@ -183,14 +183,7 @@ export function restHandler({
       if (compressed) compressAnswer(req, res);
       // A read's preconditions are judged once the operation has answered (a 404 is a 404 whatever they say).
       const safe = method === 'GET';
-      const input = await readInput(
-        op,
-        req,
-        res,
-        segments,
-        route.parameterNames,
-        reads as ReadonlySet<string>,
-      );
+      const input = await readInput(op, req, res, segments, route.parameterNames, reads);
       const { success } = op;
       if (success.stream !== undefined) {
         // The operation may refuse (400, 410, 429) before the first byte; a client gone meanwhile still stops it.

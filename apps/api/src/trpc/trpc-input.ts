@@ -1,8 +1,8 @@
-import { operations, trpcPath } from '@petstore/schema';
 import { inputSubject } from '@petstore/schema/internal';
 import superjson from 'superjson';
 import { AppError } from '../errors.js';
 import { parseOr400 } from '../http/rest.js';
+import { OPERATION_OF_PROCEDURE } from './trpc.js';
 
 // tRPC inputs are superjson envelopes, `{ json, meta? }`, one per call (a batch: an object keyed by call index).
 // tRPC's own reading (JSON.parse, superjson.deserialize) rounds numbers past 2^53, reads `BigInt("0x10")`,
@@ -23,9 +23,6 @@ const MAX_DEPTH = 32;
 
 const refused = (message: string) => new AppError('validation_failed', message);
 
-/** Each procedure's operation, whose input judges a call's. */
-const OPERATION_OF = new Map(operations.flatMap((op) => (op.trpc === undefined ? [] : [[trpcPath(op), op]])));
-
 /**
  * An input with a `__proto__` key, which superjson would drop: judged by its operation's input with the key kept
  * (the meta applied to the rest), so that the refusal names every unknown key in REST's words.
@@ -33,7 +30,7 @@ const OPERATION_OF = new Map(operations.flatMap((op) => (op.trpc === undefined ?
 function judgeWithProto(procedure: string | undefined, json: Record<string, unknown>, meta: unknown): never {
   const { __proto__: proto, ...rest } = json;
   checkNumbers(rest); // its depth bound first (and a `__proto__` deeper down is refused there)
-  const op = OPERATION_OF.get(procedure ?? '');
+  const op = OPERATION_OF_PROCEDURE.get(procedure ?? '');
   let value: unknown;
   try {
     value = superjson.deserialize({ json: rest, meta } as never);

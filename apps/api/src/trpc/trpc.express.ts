@@ -33,8 +33,6 @@ import {
 } from './trpc-fast-path.js';
 import { checkTrpcInputs } from './trpc-input.js';
 
-/** The headers of each deprecated procedure (`pets.get`), from the contract. */
-
 export interface TrpcHttpDeps {
   /** Serve plain JSON calls without tRPC's fetch adapter (default true; false in the test that compares both). */
   fastPath?: boolean;
@@ -78,6 +76,7 @@ export function trpcMiddleware(
     publicBaseUrl,
   }: TrpcHttpDeps,
 ): RequestHandler {
+  // The headers of each deprecated procedure (`pets.get`), from the contract, its successor under the public URL.
   const deprecations = new Map(operations.map((op) => [trpcPath(op), deprecationHeaders(op, publicBaseUrl)]));
   const callers = new WeakMap<ServerResponse, { caller: Caller; lastEventIds: SentPosition[] }>();
   const config = appRouter._def._config;

@@ -40,8 +40,8 @@ for (const code of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPCError['code'][]) 
   if (Object.values(ERROR_CODES).includes(status as never)) TRPC_CODE_BY_STATUS.set(status, code);
 }
 
-/** What each procedure's input is called on REST (for messages). */
-const INPUT_SUBJECT = new Map(operations.map((op) => [trpcPath(op), inputSubject(op)]));
+/** Each procedure's operation (`pets.list`: listPets), whose input judges a call's and names its fields. */
+export const OPERATION_OF_PROCEDURE = new Map(operations.map((op) => [trpcPath(op), op]));
 
 const queries = operations.filter((op) => op.trpc.kind === 'query').map(trpcPath);
 const mutations = operations.filter((op) => op.trpc.kind === 'mutation').map(trpcPath);
@@ -67,6 +67,12 @@ const APP_ERROR_BY_TRPC_CODE: Partial<
   BAD_REQUEST: () => new AppError('validation_failed', 'the request could not be read'),
 };
 
+/** What a procedure's input is called on REST (for messages). */
+const inputSubjectOf = (path: string | undefined) => {
+  const op = OPERATION_OF_PROCEDURE.get(path ?? '');
+  return op === undefined ? 'field' : inputSubject(op);
+};
+
 /** The AppError behind any tRPC error: thrown by our code, an input that failed its schema, or tRPC's own. */
 function appErrorOfTrpc(
   error: TRPCError,
@@ -77,10 +83,7 @@ function appErrorOfTrpc(
   const known = toAppError(error.cause);
   if (known !== undefined) return known;
   if (error.cause instanceof core.$ZodError) {
-    return new AppError(
-      'validation_failed',
-      describeIssues(error.cause, INPUT_SUBJECT.get(path ?? '') ?? 'field', input),
-    );
+    return new AppError('validation_failed', describeIssues(error.cause, inputSubjectOf(path), input));
   }
   return APP_ERROR_BY_TRPC_CODE[error.code]?.(path, ctx);
 }
