@@ -45,6 +45,8 @@ export interface TestServer {
   databaseUrl: string | undefined;
   /** The Express app it serves: its router lists the routes (test/every-route.test.ts walks them). */
   app: ReturnType<typeof createApp>;
+  /** Streams following the change feed on this server now (0 before the first). */
+  followers(): number;
   close(): Promise<void>;
 }
 
@@ -157,6 +159,7 @@ export async function startTestServer(
     database,
     databaseUrl: kind === 'postgresql' ? (databaseUrl ?? postgres?.url) : undefined,
     app,
+    followers: () => feed?.subscribers ?? 0,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
