@@ -14,10 +14,12 @@ type CallOptions = { input: unknown; ctx: TrpcContext; signal?: AbortSignal };
 
 /**
  * A streaming operation as a subscription over SSE: each event `tracked(id, event)`, so tRPC's client sends the
- * last id back as `lastEventId` when it reconnects and the operation resumes after it.
+ * last id back as `lastEventId` when it reconnects and the operation resumes after it. The operation is called
+ * before the events are returned (tRPC awaits the resolver, then writes the stream's head): "from now" is fixed
+ * before the client sees the 200, as on REST, and a refusal comes as the stream's one error event.
  */
 function subscribe(handle: Handle) {
-  return async function* ({ input, ctx, signal }: CallOptions) {
+  return async ({ input, ctx, signal }: CallOptions) => {
     const stop = new AbortController();
     if (signal?.aborted === true) stop.abort();
     else signal?.addEventListener('abort', () => stop.abort(), { once: true });
@@ -29,20 +31,22 @@ function subscribe(handle: Handle) {
         lastEventIds: ctx.lastEventIds,
       },
     }).catch(throwTrpcError)) as AsyncIterable<{ id: bigint }>;
-    try {
-      for await (const event of events) yield tracked(String(event.id), event);
-    } catch (error) {
-      throwTrpcError(error);
-    } finally {
-      stop.abort();
-    }
-    // The feed ended and the client did not go: this instance is shutting down. A retryable error, so that tRPC's
-    // client reconnects (to another instance) with its last id; a plain end would tell it the stream is over.
-    if (signal?.aborted !== true) {
-      throwTrpcError(
-        serviceUnavailable('this server is shutting down: reconnect to resume from your last event'),
-      );
-    }
+    return (async function* () {
+      try {
+        for await (const event of events) yield tracked(String(event.id), event);
+      } catch (error) {
+        throwTrpcError(error);
+      } finally {
+        stop.abort();
+      }
+      // The feed ended and the client did not go: this instance is shutting down. A retryable error, so that tRPC's
+      // client reconnects (to another instance) with its last id; a plain end would tell it the stream is over.
+      if (signal?.aborted !== true) {
+        throwTrpcError(
+          serviceUnavailable('this server is shutting down: reconnect to resume from your last event'),
+        );
+      }
+    })();
   };
 }
 
