@@ -367,9 +367,9 @@ describe('Link URLs', () => {
       });
       expect(odd.kind === 'response' && odd.response.status).toBe(400);
       expect(odd.kind === 'response' && odd.response.headers.get('link')).toBeUndefined();
-      // Hosts we would not echo but that are valid (a port over 65535 is no port: RFC 9110's grammar has any
-      // digits; a percent-encoded name) fall back.
-      for (const host of ['a%41', 'a:99999', 'a:65536', '[::1]:70000']) {
+      // A valid Host that no URL can hold (a port over 65535 is no port: RFC 9110's grammar has any digits) falls
+      // back to the address.
+      for (const host of ['a:99999', 'a:65536', '[::1]:70000']) {
         const unechoed = await rawCall(local.baseUrl, '/pets?limit=1', {
           headers: { authorization: 'Bearer test-key-0123456789abcdef', host },
         });
@@ -377,6 +377,35 @@ describe('Link URLs', () => {
           new RegExp(`^<${local.baseUrl.replace(/[.]/g, '\\.')}/pets\\?limit=1&cursor=`),
         );
       }
+      // Every Host the edge admits (a reg-name of RFC 3986's characters, percent-encodings included, and a port) is
+      // echoed as a URL reads it, or is the address when it is no URL's host: the link is where a client's URL goes.
+      const regName = fc
+        .array(
+          fc.oneof(
+            fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;="),
+            fc.integer({ min: 0x21, max: 0x7e }).map((byte) => `%${byte.toString(16).padStart(2, '0')}`),
+          ),
+          { minLength: 1, maxLength: 12 },
+        )
+        .map((parts) => parts.join(''));
+      const hosts = fc
+        .tuple(regName, fc.option(fc.integer({ min: 0, max: 99999 })))
+        .map(([name, port]) => (port === null ? name : `${name}:${port}`));
+      for (const host of fc.sample(hosts, { numRuns: 40, seed: 35 })) {
+        const answer = await rawCall(local.baseUrl, '/pets?limit=1', {
+          headers: { authorization: 'Bearer test-key-0123456789abcdef', host },
+        });
+        expect(answer.status, host).toBe(200);
+        const url = URL.parse(`http://${host}`);
+        const base =
+          url !== null && url.href === `http://${url.host}/` ? `http://${url.host}/v1` : local.baseUrl;
+        expect(answer.headers.get('link')?.startsWith(`<${base}/pets?limit=1&cursor=`), host).toBe(true);
+      }
+      // A percent-encoded name, as a URL reads it.
+      const encoded = await rawCall(local.baseUrl, '/pets?limit=1', {
+        headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'a%41:8080' },
+      });
+      expect(encoded.headers.get('link')).toMatch(/^<http:\/\/aa:8080\/v1\/pets\?limit=1&cursor=/);
       // An underscore is in no DNS name but in reg-names (RFC 3986) and Compose service names: echoed.
       const compose = await rawCall(local.baseUrl, '/pets?limit=1', {
         headers: { authorization: 'Bearer test-key-0123456789abcdef', host: 'pet_store:3000' },
