@@ -1,4 +1,4 @@
-import { inputSubject } from '@petstore/schema/internal';
+import { inputSubject, integerOfText } from '@petstore/schema/internal';
 import superjson from 'superjson';
 import { AppError } from '../errors.js';
 import { parseOr400 } from '../http/rest.js';
@@ -10,7 +10,7 @@ import { OPERATION_OF_PROCEDURE } from './trpc.js';
 // no input. So each input is read here from its exact text (parseJson) and held to REST's rules for the same
 // value: the same input gets the same verdict on both transports.
 
-// Decimal digits as a JSON integer writes them (integerOfText's rule: no leading zeros).
+// Decimal digits as a JSON integer writes them (no leading zeros), read by integerOfText's rule (its bound too).
 const BIGINT_TEXT = /^-?(?:0|[1-9][0-9]*)$/;
 const ENVELOPE_KEYS = new Set(['json', 'meta']);
 // `referentialEqualities` copies one field's value into another: taken only where that changes nothing
@@ -94,14 +94,17 @@ function valueAt(json: unknown, segments: readonly string[]): unknown {
  * The envelope's annotations, held to what this API's inputs are (JSON plus bigint): each a leaf `[type]` on a
  * path of the input; `bigint` on decimal digits only, `number` on superjson's own texts only (it reads `"0x10"` as
  * 16 for both), `undefined` on null. Any other type (Date, Map, class, custom...) or a nested tree is refused.
+ * Digits past integerOfText's bound are rewritten to what a JSON number past it reads as, `NaN` (annotated
+ * `number`), for the schema to judge as it judges REST's; returns whether one was.
  */
-function checkAnnotations(json: unknown, values: unknown): void {
-  const annotations: [string[], unknown][] = isRecord(values)
-    ? Object.entries(values).map(([path, annotation]) => [splitPath(path), annotation])
+function checkAnnotations(json: unknown, values: unknown): boolean {
+  let rewritten = false;
+  const annotations: [string, string[], unknown][] = isRecord(values)
+    ? Object.entries(values).map(([path, annotation]) => [path, splitPath(path), annotation])
     : values === undefined
       ? []
-      : [[[], values]];
-  for (const [segments, annotation] of annotations) {
+      : [['', [], values]];
+  for (const [path, segments, annotation] of annotations) {
     const where = segments.length > 0 ? `${segments.join('.')}: ` : '';
     const type = Array.isArray(annotation) && annotation.length === 1 ? annotation[0] : undefined;
     if (type !== 'bigint' && type !== 'number' && type !== 'undefined') {
@@ -119,10 +122,17 @@ function checkAnnotations(json: unknown, values: unknown): void {
     if (type === 'bigint' && (text === undefined || !BIGINT_TEXT.test(text))) {
       throw refused(`${where}must be an integer (int64), written as decimal digits`);
     }
+    if (type === 'bigint' && integerOfText(text as string) === undefined && segments.length > 0) {
+      const parent = valueAt(json, segments.slice(0, -1)) as Record<string, unknown>;
+      parent[segments.at(-1) as string] = 'NaN';
+      (values as Record<string, unknown>)[path] = ['number'];
+      rewritten = true;
+    }
     if (type === 'number' && (text === undefined || !SUPERJSON_NUMBER_TEXTS.has(text))) {
       throw refused(`${where}must be a JSON number`);
     }
   }
+  return rewritten;
 }
 
 /** `referentialEqualities` only between paths annotated `bigint` that hold the same digits. */
@@ -157,10 +167,10 @@ function checkEnvelope(envelope: unknown, procedure: string | undefined): object
     throw refused('tRPC input "meta" must be superjson metadata');
   }
   if (isRecord(json) && Object.hasOwn(json, '__proto__')) judgeWithProto(procedure, json, meta);
-  const special = checkNumbers(json);
+  let special = checkNumbers(json);
   if (meta === undefined && !special) return undefined;
   if (meta !== undefined) {
-    checkAnnotations(json, meta.values);
+    if (checkAnnotations(json, meta.values)) special = true;
     checkEqualities(json, meta.values, meta.referentialEqualities);
     // A special value at the root takes the root's annotation, which `values` (a record of paths) cannot be.
     if (special && typeof json !== 'object' && meta.values !== undefined) {

@@ -20,9 +20,14 @@ export const edgeInteger: fc.Arbitrary<bigint> = fc.oneof(
     -(2n ** 63n) - 1n,
     100n,
     101n,
+    // Past 40 digits, where the integer rule stops doing exact arithmetic (@petstore/schema's integerOfText).
+    10n ** 39n,
+    10n ** 40n,
+    -(10n ** 40n),
   ),
   fc.bigInt({ min: -5n, max: 120n }),
   fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
+  fc.bigInt({ min: -(10n ** 60n), max: 10n ** 60n }),
 );
 
 /** Strings with Unicode's edges: lone surrogates, NUL, combining marks, astral, whitespace only, 255+ long. */
