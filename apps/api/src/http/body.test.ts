@@ -153,8 +153,23 @@ describe('isJsonContentType', () => {
         expect(isJsonContentType(`${text}${tail}`), `${text}${tail}`).toBe(false);
       }),
     );
-    // Two charsets (even both utf-8 and latin1) are refused where the package keeps the last.
+    // Two charsets are refused, even two utf-8 ones, where the package keeps the last: a JSON field with one more
+    // charset parameter anywhere among its others (any case, quoted or not) is never read.
     expect(isJsonContentType('application/json; charset=latin1; charset=utf-8')).toBe(false);
+    fc.assert(
+      fc.property(
+        header.filter(({ type }) => type === 'application/json' || type.endsWith('+json')),
+        fc.constantFrom('charset', 'CHARSET', 'Charset'),
+        fc.constantFrom('utf-8', '"utf-8"', 'UTF-8', 'latin1'),
+        fc.nat(3),
+        ({ type, parameters }, name, value, at) => {
+          const all = parameters.map(([before, after, [key, text]]) => `${before};${after}${key}=${text}`);
+          if (!parameters.some(([, , [key]]) => key.toLowerCase() === 'charset')) all.push('; charset=utf-8');
+          all.splice(at % (all.length + 1), 0, `; ${name}=${value}`);
+          expect(isJsonContentType(`${type}${all.join('')}`), `${type}${all.join('')}`).toBe(false);
+        },
+      ),
+    );
     expect(isJsonContentType('application/json; charset="utf-8"; ')).toBe(true);
   });
 });

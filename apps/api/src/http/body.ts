@@ -18,16 +18,21 @@ const QUOTED = '"(?:[\\t !#-\\[\\]-~\\x80-\\xff]|\\\\[\\t -~\\x80-\\xff])*"';
 const PARAMETER = new RegExp(`[ \\t]*;[ \\t]*(?:(${TOKEN})=(${TOKEN}|${QUOTED}))?`, 'y');
 const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}`);
 
-/** `application/json` or an `application/*+json` type, with no charset or charset=utf-8 (RFC 8259 section 8.1). */
+/**
+ * `application/json` or an `application/*+json` type, with no charset or one charset=utf-8 (RFC 8259 section 8.1):
+ * a charset named twice is refused whatever its values, as every repeated field the api reads is.
+ */
 export function isJsonContentType(header: string): boolean {
   const type = MEDIA_TYPE.exec(header)?.[0].toLowerCase() ?? '';
   if (type !== 'application/json' && !/^application\/.+\+json$/.test(type)) return false;
   const end = header.trimEnd().length;
+  let charsets = 0;
   for (PARAMETER.lastIndex = type.length; PARAMETER.lastIndex < end; ) {
     const [, name = '', value = ''] = PARAMETER.exec(header) ?? [];
     if (PARAMETER.lastIndex === 0) return false; // not a parameter: the field is malformed
+    if (name.toLowerCase() !== 'charset') continue;
     const unquoted = value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value;
-    if (name.toLowerCase() === 'charset' && unquoted.toLowerCase() !== 'utf-8') return false;
+    if (++charsets > 1 || unquoted.toLowerCase() !== 'utf-8') return false;
   }
   return true;
 }
