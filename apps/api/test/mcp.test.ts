@@ -5,6 +5,7 @@
 // ways, a keyed create retried, the caller's rate limit.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { stringifyJson } from '@petstore/schema';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import Negotiator from 'negotiator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -159,8 +160,18 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
         'status',
       ]);
       expect(input.required.sort()).toEqual(['categoryId', 'name']);
-      // int64: a safe JSON integer or any int64 as digits; answered as digits.
+      // int64: a JSON integer or a string spelling one; answered as digits. The schema takes what the tool takes:
+      // a validating client holds every int64 the operation accepts (as the number it parsed) for valid; no
+      // bound past 2^53, which as a number would be rounded, or clamped to 2^53 would refuse valid integers.
       expect(input.properties.categoryId).toMatchObject({ anyOf: [{ type: 'integer' }, { type: 'string' }] });
+      const validate = new Ajv2020({ strict: false }).compile(input);
+      fc.assert(
+        fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), (categoryId) => {
+          const args = JSON.parse(`{"name":"n","categoryId":${categoryId}}`);
+          expect(validate(args), String(categoryId)).toBe(true);
+          expect(validate({ ...args, categoryId: String(categoryId) }), String(categoryId)).toBe(true);
+        }),
+      );
       expect(
         (create?.outputSchema as { properties: Record<string, Json> } | undefined)?.properties.id,
       ).toMatchObject({
@@ -628,6 +639,10 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
       expect(get?.description).toMatch(/Deprecated: removed on 2030-12-05; use listPets/);
       expect(get?._meta).toMatchObject({ deprecated: { sunset: '2030-12-05', replacement: 'listPets' } });
       expect(get?._meta).toMatchObject({ stability: 'stable' });
+      // A positive int64: the bound below (1) is in the schema, the one above (2^63 - 1) in the description only.
+      const validate = new Ajv2020({ strict: false }).compile(get?.inputSchema as object);
+      expect(validate(JSON.parse('{"petId":9223372036854775807}'))).toBe(true);
+      expect(validate({ petId: 0 })).toBe(false);
       const created = await call(withDeprecated.baseUrl, '/pets', {
         method: 'POST',
         body: '{"name":"Kit","categoryId":5}',

@@ -68,29 +68,27 @@ export interface McpDeps {
 // ---- schemas ---------------------------------------------------------------------------------------------
 
 const INT64_TEXT = '^-?[0-9]+$';
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const INT64_NOTE =
+const INT64_IN =
   'int64: a JSON integer (exact over the whole range), or a string spelling the integer as a REST path or query ' +
-  'does (`7`, `7.0`, `7e0`); answers carry int64 as digit strings.';
+  'does (`7`, `7.0`, `7e0`).';
+const INT64_OUT = 'int64, as its decimal digits (exact over the whole range).';
 
 /**
  * A JSON Schema as an agent sees it: an int64 is a JSON integer or a string spelling one on the way in, a digit
- * string on the way out (JSON tooling rounds integers past 2^53); bounds past 2^53 are in the description only.
+ * string on the way out (JSON tooling rounds integers past 2^53). A bound past 2^53 is in the description only: as
+ * a number it would be rounded, and one clamped to 2^53 would refuse integers the tool takes.
  */
 function agentSchema(node: unknown, io: 'input' | 'output'): unknown {
   if (Array.isArray(node)) return node.map((item) => agentSchema(item, io));
   if (typeof node !== 'object' || node === null) return node;
   const schema = node as Json;
   if (schema.format === 'int64') {
-    const description = [schema.description, INT64_NOTE].filter(Boolean).join(' ');
+    const description = [schema.description, io === 'input' ? INT64_IN : INT64_OUT].filter(Boolean).join(' ');
     if (io === 'output') return { type: 'string', pattern: INT64_TEXT, description };
-    const safe = (bound: unknown, fallback: number) =>
-      typeof bound === 'number' ? Math.max(Math.min(bound, MAX_SAFE), -MAX_SAFE) : fallback;
-    const integer = {
-      type: 'integer',
-      minimum: safe(schema.minimum, -MAX_SAFE),
-      maximum: safe(schema.maximum, MAX_SAFE),
-    };
+    const integer: Json = { type: 'integer' };
+    for (const bound of ['minimum', 'maximum'] as const) {
+      if (Number.isSafeInteger(schema[bound])) integer[bound] = schema[bound];
+    }
     return { description, anyOf: [integer, { type: 'string', minLength: 1 }] };
   }
   const { $schema: _dialect, ...rest } = schema;
