@@ -323,6 +323,36 @@ describe('the request target is a path, on both transports', () => {
     expect((await send('GET', '/v1/pets%2F1', [host, auth])).status).toBe(404);
   });
 
+  // RFC 3986 section 6.2.2.3: dot-segments are removed (`/v1/x/../pets` is `/v1/pets`), as a normalising proxy does,
+  // also spelled `%2e`: answered as the plain path, never a 404 naming `..`.
+  it('a path with dot-segments is the path without them (generated spellings)', async () => {
+    const paths = [
+      '/v1/pets?limit=1',
+      '/v1/pets/1',
+      '/v1/trpc/pets.list',
+      '/v1/openapi.json',
+      '/docs/init.js',
+    ];
+    const detour = fc.constantFrom('/.', '/%2e', '/x/..', '/y/%2E%2e', '/a/b/../..', '/x/.%2e');
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...paths), detour, fc.nat(), async (target, extra, at) => {
+        const [path = '', query] = target.split('?');
+        const cuts = [...path.matchAll(/\//g)].map((found) => found.index);
+        const cut = cuts[at % cuts.length] as number;
+        const spelled = `${path.slice(0, cut)}${extra}${path.slice(cut)}${query === undefined ? '' : `?${query}`}`;
+        const [plain, other] = [
+          await send('GET', target, [host, auth]),
+          await send('GET', spelled, [host, auth]),
+        ];
+        expect({ status: other.status, body: other.body.toString() }, spelled).toEqual({
+          status: plain.status,
+          body: plain.body.toString(),
+        });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it.each(['http://user@127.0.0.1/v1/pets', 'ftp://127.0.0.1/v1/pets', 'http:///v1/pets'])(
     'an absolute target that is not an http(s) URL with a host is 400: %s',
     async (target) => {

@@ -93,16 +93,29 @@ export function pathOf(target: string): string {
 const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
 
 /**
- * Decodes the percent-encoded unreserved characters of the path (RFC 3986 section 6.2.2.2: `%65vents` is `events`),
- * so routes and a normalising proxy in front name one resource. Reserved ones (`%2F`) stay; the query is queryOf's.
+ * Decodes the percent-encoded unreserved characters of the path (RFC 3986 section 6.2.2.2: `%65vents` is `events`)
+ * and removes its dot-segments (section 6.2.2.3: `/v1/x/../pets` and `/v1/%2e/pets` are `/v1/pets`), so routes and a
+ * normalising proxy in front name one resource. Reserved ones (`%2F`) stay; the query is queryOf's.
  */
 export function normalizePath(target: string): string {
-  if (!target.includes('%')) return target;
+  if (!target.includes('%') && !target.includes('/.')) return target;
   const path = pathOf(target);
   const decoded = path.replace(ENCODED_UNRESERVED, (code) =>
     String.fromCharCode(Number.parseInt(code.slice(1), 16)),
   );
-  return `${decoded}${target.slice(path.length)}`;
+  return `${decoded.includes('/.') ? removeDotSegments(decoded) : decoded}${target.slice(path.length)}`;
+}
+
+/** RFC 3986 section 5.2.4 on an absolute path: `.` is dropped, `..` drops the segment before it; a last one leaves `/`. */
+function removeDotSegments(path: string): string {
+  const segments = path.split('/').slice(1);
+  const kept: string[] = [];
+  for (const [index, segment] of segments.entries()) {
+    if (segment === '..') kept.pop();
+    if (segment !== '.' && segment !== '..') kept.push(segment);
+    else if (index === segments.length - 1) kept.push('');
+  }
+  return `/${kept.join('/')}`;
 }
 
 /** Puts every target in normalised origin-form before `handler` routes it, one request of a connection at a time. */
