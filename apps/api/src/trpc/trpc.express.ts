@@ -258,8 +258,7 @@ export function trpcMiddleware(
       // tRPC's own handler reads the input from the URL again (the query holds only `batch` and `input` by now),
       // and the caller from its context.
       if (exactQueryInput !== undefined || lastEventIds.length > 0) {
-        const text = exactQueryInput ?? inputText;
-        req.url = `${target}?${batch ? 'batch=1&' : ''}${text ? `input=${encodeURIComponent(text)}` : ''}`;
+        req.url = `${target}?${batch ? 'batch=1&' : ''}${inputText ? `input=${encodeURIComponent(inputText)}` : ''}`;
       }
       callers.set(res, { caller, lastEventIds });
     } catch (error) {
