@@ -370,7 +370,7 @@ function checkMessage(value: unknown): { id: RequestId | undefined; arguments: u
   // MCP: an id is a string or an integer, never null (JSON-RPC 2.0: it SHOULD NOT have a fractional part). The answer
   // echoes it, and the SDK reads JSON as doubles: an integer past 2^53 would come back changed (a bigint here, or NaN
   // when it has more digits than parseJson keeps). Each is an invalid request, answered here, whatever its spelling.
-  const id = typeof message === 'object' && message !== null && 'id' in message ? message.id : undefined;
+  const id = message?.id;
   if (id !== undefined && typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) {
     throw new JsonRpcRefusal(
       INVALID_REQUEST,
