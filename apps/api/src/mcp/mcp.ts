@@ -281,7 +281,13 @@ export function mcpRouter(deps: McpDeps): Router {
       }
       // A false precondition stops the message before it is read (RFC 9110 section 13.2.2), as on REST and tRPC.
       refuseFalsePreconditions(req, { content: true });
-      const { value } = await readMessage(req, res);
+      // The body read as REST reads one; text that is no JSON is JSON-RPC's parse error, in the reader's words
+      // (REST's malformed_json). An empty body, a wrong Content-Type, one too large stay HTTP's: there is no message
+      // to answer.
+      const { value } = await readJsonBody(req, res).catch((error: unknown) => {
+        const known = toAppError(error);
+        throw known?.code === 'malformed_json' ? new JsonRpcRefusal(PARSE_ERROR, known.message) : error;
+      });
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';
       req.headers.accept = MCP_ANSWER_TYPES.join(', ');
@@ -336,20 +342,6 @@ class JsonRpcRefusal extends Error {
   }
   toResponse() {
     return { jsonrpc: '2.0', id: this.id, error: { code: this.code, message: this.message } };
-  }
-}
-
-/**
- * The body read as REST reads one; text that is no JSON is JSON-RPC's parse error, in the reader's words (REST's
- * malformed_json). An empty body, a wrong Content-Type, one too large stay HTTP's: there is no message to answer.
- */
-async function readMessage(req: Parameters<typeof readJsonBody>[0], res: Parameters<typeof readJsonBody>[1]) {
-  try {
-    return await readJsonBody(req, res);
-  } catch (error) {
-    const known = toAppError(error);
-    if (known?.code === 'malformed_json') throw new JsonRpcRefusal(PARSE_ERROR, known.message);
-    throw error;
   }
 }
 
