@@ -252,8 +252,7 @@ export function parseConfig(source: Record<string, string | undefined>) {
       env.DATABASE_URL === undefined &&
       'EVENTS_LISTEN_URL: needs DATABASE_URL (a direct connection to the same PostgreSQL; the embedded database listens in process)',
     // Metrics are served apart from the API so that they never go out through the API's load balancer.
-    env.METRICS_PORT !== undefined &&
-      env.METRICS_PORT !== 0 &&
+    env.METRICS_PORT !== 0 &&
       env.METRICS_PORT === env.PORT &&
       `METRICS_PORT: must differ from PORT (${env.PORT}): metrics are served on a port of their own`,
   ].find((problem) => problem !== false);

@@ -27,12 +27,11 @@ export interface DocsOptions {
  */
 export function publicServers(config: Pick<Config, 'appEnv' | 'productionUrl' | 'stagingUrl'>) {
   const servers = [
-    { environment: 'production', url: config.productionUrl },
-    { environment: 'staging', url: config.stagingUrl },
+    { url: config.productionUrl, description: 'production' },
+    { url: config.stagingUrl, description: 'staging' },
   ]
-    .filter((server): server is { environment: string; url: string } => server.url !== undefined)
-    .sort((a, b) => Number(b.environment === config.appEnv) - Number(a.environment === config.appEnv))
-    .map(({ environment, url }) => ({ url, description: environment }));
+    .sort((a, b) => Number(b.description === config.appEnv) - Number(a.description === config.appEnv))
+    .flatMap(({ url, description }) => (url === undefined ? [] : [{ url, description }]));
   return servers.length > 0 ? servers : undefined;
 }
 

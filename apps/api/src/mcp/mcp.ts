@@ -279,7 +279,13 @@ export function mcpRouter(deps: McpDeps): Router {
       }
       // A false precondition stops the message before it is read (RFC 9110 section 13.2.2), as on REST and tRPC.
       refuseFalsePreconditions(req, { content: true });
-      const { value } = await readMessage(req, res);
+      // The body read as REST reads one; text that is no JSON is JSON-RPC's parse error, in the reader's words
+      // (REST's malformed_json). An empty body, a wrong Content-Type, one too large stay HTTP's: there is no message
+      // to answer.
+      const { value } = await readJsonBody(req, res).catch((error: unknown) => {
+        const known = toAppError(error);
+        throw known?.code === 'malformed_json' ? new JsonRpcRefusal(PARSE_ERROR, known.message) : error;
+      });
       // Read and checked as JSON (`application/*+json` included); the SDK only knows the exact type.
       if (value !== undefined) req.headers['content-type'] = 'application/json';
       req.headers.accept = MCP_ANSWER_TYPES.join(', ');
@@ -338,20 +344,6 @@ class JsonRpcRefusal extends Error {
 }
 
 /**
- * The body read as REST reads one; text that is no JSON is JSON-RPC's parse error, in the reader's words (REST's
- * malformed_json). An empty body, a wrong Content-Type, one too large stay HTTP's: there is no message to answer.
- */
-async function readMessage(req: Parameters<typeof readJsonBody>[0], res: Parameters<typeof readJsonBody>[1]) {
-  try {
-    return await readJsonBody(req, res);
-  } catch (error) {
-    const known = toAppError(error);
-    if (known?.code === 'malformed_json') throw new JsonRpcRefusal(PARSE_ERROR, known.message);
-    throw error;
-  }
-}
-
-/**
  * What our layer refuses in a message before the SDK reads it, the id of a request, and the call's arguments exactly as
  * sent, for the tool to judge as REST would (the SDK's parse drops a `__proto__` key, and answers arguments that are
  * not an object with a protocol error).
@@ -368,7 +360,7 @@ function checkMessage(value: unknown): { id: RequestId | undefined; arguments: u
   // MCP: an id is a string or an integer, never null (JSON-RPC 2.0: it SHOULD NOT have a fractional part). The answer
   // echoes it, and the SDK reads JSON as doubles: an integer past 2^53 would come back changed (a bigint here, or NaN
   // when it has more digits than parseJson keeps). Each is an invalid request, answered here, whatever its spelling.
-  const id = typeof message === 'object' && message !== null && 'id' in message ? message.id : undefined;
+  const id = message?.id;
   if (id !== undefined && typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) {
     throw new JsonRpcRefusal(
       INVALID_REQUEST,

@@ -90,11 +90,8 @@ type Outcome = { result: { data: unknown } } | { error: TRPCErrorShape };
 export type OutputWriters = ReadonlyMap<string, (value: unknown) => string | undefined>;
 
 /** The headers our errors carry (WWW-Authenticate, Retry-After), for a tRPC answer that has them. */
-export function errorHeaders(errors: readonly TRPCError[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const error of errors) Object.assign(headers, toAppError(error.cause)?.headers);
-  return headers;
-}
+export const errorHeaders = (errors: readonly TRPCError[]): Record<string, string> =>
+  Object.assign({}, ...errors.map((error) => toAppError(error.cause)?.headers));
 
 /**
  * Serves a call and says true, or says false without touching the response when tRPC's handler must answer. The
@@ -147,7 +144,7 @@ export function createTrpcFastPath(appRouter: AppRouter, outputWriters: OutputWr
     // The calls' common status, or 207 when they differ.
     res.statusCode = getHTTPStatusCode(outcomes, errors);
     // Added to the Vary the response has (CORS's Origin), as tRPC's own list.
-    res.setHeader('Vary', vary.append(String(res.getHeader('Vary') ?? ''), 'trpc-accept, accept'));
+    vary(res, 'trpc-accept, accept');
     const headers = errorHeaders(errors.filter(Boolean));
     for (const name in headers) res.setHeader(name, headers[name] as string);
     const items = outcomes.map((outcome, index) => {

@@ -38,17 +38,10 @@ function judgeWithProto(procedure: string | undefined, json: Record<string, unkn
     // Meta superjson cannot apply: the key is refused on its own, below.
   }
   if (op !== undefined && isRecord(value)) {
-    // The keys in the order sent, as every other reader holds them.
-    const read: Record<string, unknown> = {};
-    for (const key of Object.keys(json)) {
-      const field = key === '__proto__' ? proto : value[key];
-      Object.defineProperty(read, key, {
-        value: field,
-        enumerable: true,
-        configurable: true,
-        writable: true,
-      });
-    }
+    // The keys in the order sent, as every other reader holds them (`fromEntries` defines `__proto__` as an own key).
+    const read = Object.fromEntries(
+      Object.keys(json).map((key) => [key, key === '__proto__' ? proto : value[key]]),
+    );
     parseOr400(op.input, read, inputSubject(op));
   }
   throw refused(`unknown field "__proto__"`);

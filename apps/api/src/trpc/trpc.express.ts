@@ -109,7 +109,7 @@ export function trpcMiddleware(
       input: undefined,
       ctx: undefined,
     });
-    for (const name in known.headers) res.setHeader(name, known.headers[name] as string);
+    res.set(known.headers);
     sendJsonText(
       res,
       known.status,
@@ -151,10 +151,7 @@ export function trpcMiddleware(
       labelResponse(res, trpcLabel(procedures));
       // A deprecated procedure's headers, set once here for every answer that names it, refusals before the call
       // included (REST's getPet carries them on its 401, 405, 412...).
-      for (const procedure of procedures) {
-        const deprecation = deprecations.get(procedure);
-        for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
-      }
+      for (const procedure of procedures) res.set(deprecations.get(procedure));
       const types = procedures.map((name) => procedureTable.get(name)?._def.type);
       const namesKnown = types.some((type) => type !== undefined);
       // A call sent with the other method, also inside a batch (tRPC: a bare "could not be read" as text/plain): one
@@ -172,7 +169,8 @@ export function trpcMiddleware(
       // A path naming no procedure is no path, whatever the method and whatever else the request says: one 404, as
       // REST's unknown paths (never a 204 or 405 with an `Allow` made up for it, nor tRPC's own per-call 404).
       if (nested || (unreadable === undefined && !namesKnown)) {
-        throw new AppError('route_not_found', `no route for ${req.method} ${pathAsSent(req)}`);
+        // The path as the client sent it (Express shows `/v1/trpc` to the middleware as `/`).
+        throw new AppError('route_not_found', `no route for ${req.method} ${pathOf(req.originalUrl)}`);
       }
       if (unreadable !== undefined) throw unreadable;
       // Queries' answers may be compressed; a subscription's stream never is (each event goes out as written).
@@ -181,8 +179,9 @@ export function trpcMiddleware(
         (streamed ? compressAnswer : compressJson)?.(req, res);
       if (method !== 'GET' && method !== 'POST')
         return answerOtherMethod(req, res, allowedMethods(types, batch));
+      const subscription = types[0] === 'subscription';
       // tRPC reads a subscription's Last-Event-ID itself (a reconnecting EventSource sends it).
-      refuseInputHeaders(req, "the call's input", types[0] === 'subscription' ? SSE_HEADERS : undefined);
+      refuseInputHeaders(req, "the call's input", subscription ? SSE_HEADERS : undefined);
       if (overCap) {
         throw new AppError(
           'validation_failed',
@@ -214,7 +213,6 @@ export function trpcMiddleware(
       if (parameters.batch !== undefined && !batch) {
         throw new AppError('validation_failed', 'batch must be 1 (a batch) or absent (one call)');
       }
-      const subscription = types[0] === 'subscription';
       if (method === 'POST' && parameters.input !== undefined) {
         throw new AppError(
           'validation_failed',
@@ -260,8 +258,7 @@ export function trpcMiddleware(
       // tRPC's own handler reads the input from the URL again (the query holds only `batch` and `input` by now),
       // and the caller from its context.
       if (exactQueryInput !== undefined || lastEventIds.length > 0) {
-        const text = exactQueryInput ?? inputText;
-        req.url = `${target}?${batch ? 'batch=1&' : ''}${text ? `input=${encodeURIComponent(text)}` : ''}`;
+        req.url = `${target}?${batch ? 'batch=1&' : ''}${inputText ? `input=${encodeURIComponent(inputText)}` : ''}`;
       }
       callers.set(res, { caller, lastEventIds });
     } catch (error) {
@@ -277,9 +274,6 @@ export function trpcMiddleware(
     return handler(req, res, next);
   };
 }
-
-/** The path as the client sent it (Express shows `/v1/trpc` to the middleware as `/`). */
-const pathAsSent = (req: Request) => pathOf(req.originalUrl);
 
 /** The query parameters tRPC reads a subscription's last event id from, after the header (its getLastEventId). */
 const LAST_EVENT_ID_PARAMETERS = ['lastEventId', 'Last-Event-Id'];
@@ -316,7 +310,7 @@ function allowedMethods(types: readonly (string | undefined)[], batch: boolean):
           ? !batch && method === 'GET'
           : (type === 'mutation') === (method === 'POST')),
     );
-  return allowOf([...(takes('GET') ? ['GET'] : []), ...(takes('POST') ? ['POST'] : [])]);
+  return allowOf((['GET', 'POST'] as const).filter(takes));
 }
 
 /** tRPC's handler sets its `Vary` over the one the response has (CORS's Origin): it is added to it instead. */

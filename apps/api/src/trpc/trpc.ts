@@ -67,12 +67,6 @@ const APP_ERROR_BY_TRPC_CODE: Partial<
   BAD_REQUEST: () => new AppError('validation_failed', 'the request could not be read'),
 };
 
-/** What a procedure's input is called on REST (for messages). */
-const inputSubjectOf = (path: string | undefined) => {
-  const op = OPERATION_OF_PROCEDURE.get(path ?? '');
-  return op === undefined ? 'field' : inputSubject(op);
-};
-
 /** The AppError behind any tRPC error: thrown by our code, an input that failed its schema, or tRPC's own. */
 function appErrorOfTrpc(
   error: TRPCError,
@@ -83,7 +77,10 @@ function appErrorOfTrpc(
   const known = toAppError(error.cause);
   if (known !== undefined) return known;
   if (error.cause instanceof core.$ZodError) {
-    return new AppError('validation_failed', describeIssues(error.cause, inputSubjectOf(path), input));
+    // The input named as REST names it (for messages).
+    const op = OPERATION_OF_PROCEDURE.get(path ?? '');
+    const subject = op === undefined ? 'field' : inputSubject(op);
+    return new AppError('validation_failed', describeIssues(error.cause, subject, input));
   }
   return APP_ERROR_BY_TRPC_CODE[error.code]?.(path, ctx);
 }
