@@ -213,6 +213,38 @@ describe('parseConfig', () => {
     ).toBeUndefined();
   });
 
+  // A value that says nothing is refused where it could hide a missing one: blank anywhere, empty in a deployed
+  // environment (a secret that was not injected must stop the deploy, not start it on a default: PGlite, port 3000).
+  it.each(CONFIG_VARIABLES)('refuses %s blank anywhere, and empty when APP_ENV is set', (name) => {
+    for (const blank of [' ', '\t', '  \t ']) {
+      expect(() => parseConfig({ [name]: blank }), JSON.stringify(blank)).toThrow(
+        new RegExp(`^invalid configuration:\\n  ${name}: is blank`),
+      );
+    }
+    if (name === 'APP_ENV') return;
+    for (const appEnv of ['production', 'staging']) {
+      expect(() => parseConfig({ APP_ENV: appEnv, API_KEYS: KEY, [name]: '' })).toThrow(
+        new RegExp(`^invalid configuration:\\n  ${name}: is empty; APP_ENV=${appEnv}`),
+      );
+    }
+  });
+
+  it.each(['API_KEYS', 'CORS_ORIGINS', 'DATABASE_READ_URL'])('refuses %s listing nothing', (name) => {
+    for (const list of [',', ' , ', ',,']) {
+      expect(() => parseConfig({ DATABASE_URL: 'postgresql://db/pets', [name]: list })).toThrow(
+        new RegExp(`${name}: must list at least one`),
+      );
+    }
+  });
+
+  it('refuses a public URL with credentials (it would be sent to every client)', () => {
+    for (const url of ['https://u:p@x.example/v1', 'https://u@x.example/v1', 'https://:p@x.example/v1']) {
+      expect(() => parseConfig({ PETSTORE_PRODUCTION_URL: url })).toThrow(
+        /PETSTORE_PRODUCTION_URL: .*credentials/,
+      );
+    }
+  });
+
   it('treats empty values as unset', () => {
     expect(parseConfig({ PORT: '', DATABASE_URL: '', API_KEYS: '', APP_ENV: '' })).toMatchObject({
       port: 3000,

@@ -13,8 +13,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** A comma-separated list, each entry trimmed, empty entries dropped, then checked by `item`. */
-const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+/** A comma-separated list of at least one `what`, each entry trimmed, empty entries dropped, checked by `item`. */
+const commaList = <T extends z.ZodType<unknown, string>>(item: T, what: string) =>
   z
     .string()
     .transform((value) =>
@@ -23,7 +23,7 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
         .map((entry) => entry.trim())
         .filter((entry) => entry !== ''),
     )
-    .pipe(z.array(item));
+    .pipe(z.array(item).min(1, `must list at least one ${what}`));
 
 /** A public base URL (PETSTORE_*_URL), by the contract's rule (`checkApiBaseUrl`), as the clients check presets. */
 const PublicUrlSchema = z
@@ -34,7 +34,8 @@ const PublicUrlSchema = z
     const message = `must be an http(s) URL ending in ${API_BASE_PATH}`;
     ctx.addIssue({
       code: 'custom',
-      message: checked.problem === 'not-a-url' ? message : `${message}, without query or fragment`,
+      message:
+        checked.problem === 'not-a-url' ? message : `${message}, without credentials, query or fragment`,
     });
     return z.NEVER;
   })
@@ -117,15 +118,17 @@ const trueOrFalse = z.stringbool({
   error: 'must be true or false',
 });
 
-// Every variable as its text; an empty one is as good as unset (parseConfig drops it before this reads it).
+// Every variable as its text. An empty one is as good as unset in local development (parseConfig drops it before
+// this reads it); in a deployed environment, and a blank one anywhere, it is refused there.
 const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl('must be a postgres:// or postgresql:// URL').optional(),
   DATA_DIR: z.string().default('./.data'),
-  API_KEYS: commaList(z.string().regex(API_KEY_PATTERN, `each key must be ${API_KEY_RULE}`))
-    .refine((keys) => keys.length > 0, 'must list at least one key')
-    .optional(),
+  API_KEYS: commaList(
+    z.string().regex(API_KEY_PATTERN, `each key must be ${API_KEY_RULE}`),
+    'key',
+  ).optional(),
   APP_ENV: z
     .enum(['production', 'staging'], {
       error: 'must be production or staging (or unset for local development)',
@@ -140,6 +143,7 @@ const EnvSchema = z.object({
         error:
           'each entry must be * or an origin such as https://app.example.com (no path or trailing slash)',
       }),
+    'origin',
   ).optional(),
   RATE_LIMIT_PER_MINUTE: whole('requests per minute', {
     min: 1,
@@ -179,6 +183,7 @@ const EnvSchema = z.object({
   // Streaming replicas for the reads, with read-your-writes (db/read-replicas.ts; docs/operations.md).
   DATABASE_READ_URL: commaList(
     postgresUrl('each entry must be a postgres:// or postgresql:// URL'),
+    'replica URL',
   ).optional(),
   DATABASE_READ_MAX_LAG_MS: milliseconds().default(1_000),
   // Named prepared statements or unnamed ones (db/sql.ts; docs/operations.md#connection-poolers).
@@ -226,6 +231,22 @@ const invalid = (problems: string[]) => new ConfigError(`invalid configuration:\
 
 /** Reads and validates the configuration; a bad value throws a ConfigError naming the variable. */
 export function parseConfig(source: Record<string, string | undefined>) {
+  // A blank value means nothing anywhere; an empty one is "unset" locally (a `VAR=` line), but where APP_ENV says
+  // the process is deployed it is a value that was not delivered (a secret not injected), never a default taken.
+  const deployed = source.APP_ENV !== undefined && source.APP_ENV !== '';
+  const unsaid = CONFIG_VARIABLES.filter((name) => {
+    const value = source[name];
+    return value !== undefined && value.trim() === '' && (value !== '' || deployed);
+  });
+  if (unsaid.length > 0) {
+    throw invalid(
+      unsaid.map((name) =>
+        source[name] === ''
+          ? `${name}: is empty; APP_ENV=${source.APP_ENV} takes no default for an empty value (unset it, or give a value)`
+          : `${name}: is blank (unset it, or give a value)`,
+      ),
+    );
+  }
   const result = EnvSchema.safeParse(
     Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== '')),
   );
