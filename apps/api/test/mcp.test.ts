@@ -574,6 +574,35 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     }
   });
 
+  // Gateways route and authorise MCP by these headers (2026-07-28, SEP-2243); the 2025 era has none, so a message of
+  // that era carrying ones that contradict its body would be served by the body: refused, as the SDK refuses it in
+  // the 2026 era.
+  it('refuses a message whose Mcp-Method or Mcp-Name names another method or tool than its body, in every era', async () => {
+    const create = (name: string) =>
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"createPet","arguments":{"name":"${name}","categoryId":1}}}`;
+    for (const version of ['2025-11-25', '2025-06-18', null]) {
+      for (const headers of [
+        { 'mcp-method': 'tools/list' },
+        { 'mcp-name': 'listPets' },
+        { 'mcp-method': 'tools/list', 'mcp-name': 'listPets' },
+        { 'mcp-name': '=?base64?bGlzdFBldHM=?=' },
+      ]) {
+        const answer = await postMcp(server.baseUrl, create('contradicted'), { version, headers });
+        const what = `${version} ${JSON.stringify(headers)}`;
+        expect(answer.status, what).toBe(400);
+        expect(((await answer.json()) as { error: { code: number } }).error.code, what).toBe(-32020);
+      }
+      for (const headers of [
+        { 'mcp-method': 'tools/call', 'mcp-name': 'createPet' },
+        { 'mcp-name': '=?base64?Y3JlYXRlUGV0?=' },
+      ]) {
+        const answer = await postMcp(server.baseUrl, create('agreed'), { version, headers });
+        expect(answer.status, `${version} ${JSON.stringify(headers)}`).toBe(200);
+        expect(await answer.text()).toContain('"name":"agreed"');
+      }
+    }
+  });
+
   it('answers tools/list with a cursor with -32602: the list is one page, so no cursor is ever valid', async () => {
     for (const cursor of ['bogus', '', 'eyJwYWdlIjogMn0=']) {
       const response = await postMcp(

@@ -3,9 +3,11 @@
 // once, all of it from the contract; arguments go through the operation's own input, the caller is admitted by the
 // same guard, errors are the contract's Error body. docs/interface-decisions.md "MCP".
 
+import type { IncomingMessage } from 'node:http';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import {
   type CallToolResult,
+  classifyInboundRequest,
   createMcpHandler,
   fromJsonSchema,
   INVALID_PARAMS,
@@ -290,6 +292,7 @@ export function mcpRouter(deps: McpDeps): Router {
       if (value !== undefined) req.headers['content-type'] = 'application/json';
       req.headers.accept = MCP_ANSWER_TYPES.join(', ');
       const { id, arguments: sent } = checkMessage(value);
+      refuseContradictingHeaders(req, value);
       // The SDK reads JSON itself, as doubles: it is shown each bigint as its digits (the tools read `extra`).
       const shown: unknown = value === undefined ? undefined : JSON.parse(agentJson(value));
       checkParams(shown, id);
@@ -329,7 +332,11 @@ type RequestId = string | number;
  */
 class JsonRpcRefusal extends Error {
   constructor(
-    readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST | typeof INVALID_PARAMS,
+    readonly code:
+      | typeof PARSE_ERROR
+      | typeof INVALID_REQUEST
+      | typeof INVALID_PARAMS
+      | typeof HEADER_MISMATCH,
     message: string,
     readonly id: RequestId | null = null,
   ) {
@@ -340,6 +347,43 @@ class JsonRpcRefusal extends Error {
   }
   toResponse() {
     return { jsonrpc: '2.0', id: this.id, error: { code: this.code, message: this.message } };
+  }
+}
+
+/** MCP 2026-07-28's HeaderMismatch (SEP-2243), with HTTP 400. */
+const HEADER_MISMATCH = -32020;
+/** `=?base64?…?=`, the form of a header value that is no ASCII text (SEP-2243). */
+const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/**
+ * The `Mcp-Method` and `Mcp-Name` headers, which gateways route and authorise by, name what the body does on every
+ * message: one whose headers name another method or tool is refused as the SDK refuses a 2026-07-28 message (which
+ * it checks itself), also in the 2025 era, which has no such headers and was served by its body.
+ */
+function refuseContradictingHeaders(req: IncomingMessage, value: unknown): void {
+  const field = (name: string) => [req.headers[name] ?? []].flat().join(', ') || undefined;
+  const headers = { method: field('mcp-method'), name: field('mcp-name') };
+  if (headers.method === undefined && headers.name === undefined) return;
+  const protocolVersionHeader = field('mcp-protocol-version');
+  const era = classifyInboundRequest({
+    httpMethod: 'POST',
+    body: value,
+    ...(protocolVersionHeader === undefined ? {} : { protocolVersionHeader }),
+  });
+  if (era.kind !== 'legacy') return;
+  const { method, params } = (value ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  const body = { method, name: method === 'tools/call' ? params?.name : undefined };
+  for (const part of ['method', 'name'] as const) {
+    const sent = headers[part]?.trim();
+    const encoded = sent === undefined ? null : BASE64_SENTINEL.exec(sent);
+    const said = encoded === null ? sent : Buffer.from(encoded[1] as string, 'base64').toString('utf8');
+    if (said !== undefined && body[part] !== undefined && said !== body[part]) {
+      const header = part === 'method' ? 'Mcp-Method' : 'Mcp-Name';
+      throw new JsonRpcRefusal(
+        HEADER_MISMATCH,
+        `Bad Request: the request headers and body disagree: the ${header} header names ${JSON.stringify(said)} but the body ${part === 'method' ? 'method' : 'tool'} is ${JSON.stringify(body[part])}`,
+      );
+    }
   }
 }
 
