@@ -168,11 +168,14 @@ describe('the change feed: a position given in several places', () => {
       }),
       { numRuns: 20 },
     );
-    // The REST message names both (its body is read here, not by the stream reader).
+    // The REST message names both, each as tRPC's names it (one wording; its body is read here, not by the stream
+    // reader).
     const reply = await call(server.baseUrl, `/pets/events?since=${ids[2]}`, {
       headers: { 'last-event-id': String(ids[1]) },
     });
     expect(reply.status).toBe(400);
-    expect((reply.body as { message: string }).message).toMatch(/Last-Event-ID.*since/);
+    expect((reply.body as { message: string }).message).toMatch(
+      new RegExp(`^${NAMES.header} ${ids[1]} is before ${NAMES.since}=${ids[2]}: `),
+    );
   });
 });

@@ -29,8 +29,8 @@ function decoded({ source, text }: SentPosition): bigint {
 function givenPositions({ since, lastEventId }: StreamInput, lastEventIds?: readonly SentPosition[]) {
   const chain: { source: string; position: bigint }[] = [];
   if (since !== undefined) chain.push({ source: 'since', position: since });
-  // On REST the input's lastEventId is the header; on tRPC it is the input's field, beside the header.
-  const inputName = lastEventIds === undefined ? 'Last-Event-ID (lastEventId)' : 'lastEventId (input)';
+  // On REST the input's lastEventId is the header, named as tRPC names that header; on tRPC it is the input's field.
+  const inputName = lastEventIds === undefined ? 'Last-Event-ID header' : 'lastEventId (input)';
   if (lastEventId)
     chain.push({ source: inputName, position: decoded({ source: inputName, text: lastEventId }) });
   const reconnect = (lastEventIds ?? []).filter(({ text }) => text !== '');
