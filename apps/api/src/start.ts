@@ -93,6 +93,17 @@ async function main(): Promise<void> {
   });
   const prototypes = { request: app.request, response: app.response };
   const server = createHttpServer(app, config.serverLimits, prototypes, publicUrl);
+  // The metrics listener first: a port or host it cannot have stops start-up before the API says it listens.
+  const metricsServer =
+    metrics === undefined || config.metrics === undefined
+      ? undefined
+      : await (async ({ port: wanted, host }) => {
+          const { serveMetrics } = await import('./http/metrics-server.js');
+          const listening = await serveMetrics(metrics, wanted, host).catch((error: Error) => {
+            throw listenError(error, 'METRICS_PORT', host, wanted);
+          });
+          return Object.assign(listening, { host });
+        })(config.metrics);
   server.listen(config.port, config.host);
   await once(server, 'listening').catch((error: Error) => {
     throw listenError(error, 'PORT', config.host, config.port);
@@ -101,6 +112,8 @@ async function main(): Promise<void> {
   // The signal handlers go in before anything says "listening": a supervisor (or a test) that sends SIGTERM as
   // soon as it reads that line must get the drain, not Node's default of dying at once.
   const closers: (() => Promise<void>)[] = tracing === undefined ? [] : [() => tracing.shutdown()];
+  if (metricsServer !== undefined)
+    closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
   exitGracefullyOnSignals({
     server,
     database,
@@ -127,15 +140,9 @@ async function main(): Promise<void> {
     );
   }
 
-  if (metrics !== undefined && config.metrics !== undefined) {
-    const { serveMetrics } = await import('./http/metrics-server.js');
-    const { port: wanted, host: metricsAt } = config.metrics;
-    const metricsServer = await serveMetrics(metrics, wanted, metricsAt).catch((error: Error) => {
-      throw listenError(error, 'METRICS_PORT', metricsAt, wanted);
-    });
+  if (metricsServer !== undefined) {
     const { port: metricsPort } = metricsServer.address() as AddressInfo;
-    process.stdout.write(`Metrics on http://${hostInUrl(metricsAt)}:${metricsPort}/metrics\n`);
-    closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
+    process.stdout.write(`Metrics on http://${hostInUrl(metricsServer.host)}:${metricsPort}/metrics\n`);
   }
 }
 

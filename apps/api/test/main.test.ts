@@ -382,6 +382,34 @@ describe('main: the process as users start it', () => {
     PROCESS_TEST,
   );
 
+  it(
+    'METRICS_PORT in use: says so in one line, exit 1, before the API says it listens',
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const close = () => new Promise<void>((resolve) => taken.close(() => resolve()));
+      const forget = onCleanup(close);
+      try {
+        const { port } = taken.address() as AddressInfo;
+        const proc = startMain({
+          DATA_DIR: dataDir,
+          API_KEYS: 'port-key-0123456789abcdef',
+          PORT: '0',
+          METRICS_PORT: String(port),
+        });
+        expect(await Promise.race([proc.exited, proc.ready.then(() => 'listening')])).toBe(1);
+        expect(proc.output().stderr).toMatch(
+          new RegExp(`^METRICS_PORT=${port}: 127\\.0\\.0\\.1:${port} is already in use`),
+        );
+        expect(proc.output().stdout).not.toMatch(/listening/);
+      } finally {
+        forget();
+        await close();
+      }
+    },
+    PROCESS_TEST,
+  );
+
   it.each(['nonexistent.invalid', 'bad host!'])(
     'HOST=%s: says in one line that it names no address here, naming HOST, exit 1, and logs nothing after it',
     async (host) => {

@@ -581,7 +581,7 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
     const create = (name: string) =>
       `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"createPet","arguments":{"name":"${name}","categoryId":1}}}`;
     for (const version of ['2025-11-25', '2025-06-18', null]) {
-      for (const headers of [
+      for (const headers of <Record<string, string>[]>[
         { 'mcp-method': 'tools/list' },
         { 'mcp-name': 'listPets' },
         { 'mcp-method': 'tools/list', 'mcp-name': 'listPets' },
@@ -592,7 +592,7 @@ describe.each(DATABASE_KINDS)('MCP on %s', (kind) => {
         expect(answer.status, what).toBe(400);
         expect(((await answer.json()) as { error: { code: number } }).error.code, what).toBe(-32020);
       }
-      for (const headers of [
+      for (const headers of <Record<string, string>[]>[
         { 'mcp-method': 'tools/call', 'mcp-name': 'createPet' },
         { 'mcp-name': '=?base64?Y3JlYXRlUGV0?=' },
       ]) {
