@@ -745,11 +745,35 @@ describe('pnpm keys (the CLI)', () => {
       expect(keysCli('list').stdout.trim().split('\n')).toHaveLength(1);
       expect(keysCli('frobnicate').status).toBe(2);
       // Ids are positive: 0 and negatives are no id at all, as letters are (exit 2), not a key that is missing.
-      for (const notAnId of ['0', '-1', '-0', '00'])
+      for (const notAnId of ['0', '-1', '-0', '00', '02', ' 1', '0x1', '1.5'])
         expect([keysCli('revoke', notAnId).status, keysCli('revoke', notAnId).stderr]).toEqual([
           2,
           `not a key id: ${notAnId} (see pnpm keys list)\n`,
         ]);
+      // An id is spelled by the API's one integer rule, as a petId is: `1e0` is 1 (it names the key revoked above).
+      expect(keysCli('revoke', `${id}e0`).stderr).toBe('');
+      // Arguments are judged before the database is opened: exit 2 also when there is no database to open.
+      const noDatabase = (...args: string[]) =>
+        spawnSync(
+          process.execPath,
+          [join(import.meta.dirname, '../../../scripts/api-tool.mjs'), 'keys/keys-cli.ts', ...args],
+          {
+            cwd: join(import.meta.dirname, '..'),
+            env: { PATH: process.env.PATH ?? '', DATABASE_URL: `${database.url}_missing` },
+            encoding: 'utf8',
+          },
+        );
+      for (const args of [
+        ['revoke', '0'],
+        ['revoke', '02'],
+        ['create', ''],
+      ]) {
+        const refused = noDatabase(...args);
+        expect([refused.status, refused.stderr], args.join(' ')).toEqual([
+          2,
+          expect.stringMatching(/^(not a key id|key name)/),
+        ]);
+      }
       // An argument a command does not take is refused, never ignored.
       for (const args of [['list', 'extra'], ['create', 'a', 'b'], ['revoke'], []]) {
         const refused = keysCli(...args);

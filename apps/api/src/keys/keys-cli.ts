@@ -1,6 +1,7 @@
 // `pnpm keys create <name>` | `pnpm keys list` | `pnpm keys revoke <id>`: manages the API keys stored in the
 // database the app uses (DATABASE_URL, or the embedded PGlite in DATA_DIR). Applies pending migrations first.
-import { INT64_MAX } from '@petstore/schema';
+import { PositiveInt64Schema } from '@petstore/schema';
+import { integerFromText } from '@petstore/schema/internal';
 import { ConfigError, parseConfig } from '../config.js';
 import { DataDirectoryInUse } from '../config-error.js';
 import { withConfiguredDatabase } from '../db/with-configured-database.js';
@@ -20,20 +21,22 @@ async function run(args: string[]): Promise<number> {
   const [command = '', argument = ''] = args;
   // Each command with exactly its arguments: an extra one is refused, never ignored.
   if (!Object.hasOwn(ARITY, command) || args.length !== ARITY[command]) return refuse(USAGE);
+  // The arguments are judged before the database is opened: a bad one is exit 2, whatever the database's state.
+  const nameProblem = command === 'create' ? keyNameProblem(argument) : undefined;
+  if (nameProblem !== undefined) return refuse(`key name ${JSON.stringify(argument)}: ${nameProblem}`);
+  // An id is a positive int64 (the column's type), spelled by the API's one integer rule (a petId's): `0`, `02` and
+  // digits past int64 name no key rather than fail in the database.
+  const id = PositiveInt64Schema.safeParse(integerFromText(argument)).data;
+  if (command === 'revoke' && id === undefined)
+    return refuse(`not a key id: ${argument} (see pnpm keys list)`);
   return withConfiguredDatabase(parseConfig(process.env), async (database) => {
     const keys = createApiKeysService(database.prisma);
     if (command === 'create') {
-      const problem = keyNameProblem(argument);
-      if (problem !== undefined) return refuse(`key name ${JSON.stringify(argument)}: ${problem}`);
       const issued = await keys.create(argument);
       console.log(
         `created key ${issued.id} "${issued.name}". It is shown once; store it now:\n${issued.key}`,
       );
-    } else if (command === 'revoke') {
-      // An id is a positive int64 (the column's type): 0 is no id, larger digits name no key rather than fail in
-      // the database.
-      const id = /^\d+$/.test(argument) ? BigInt(argument) : 0n;
-      if (id < 1n || id > INT64_MAX) return refuse(`not a key id: ${argument} (see pnpm keys list)`);
+    } else if (command === 'revoke' && id !== undefined) {
       const revoked = await keys.revoke(id);
       if (revoked === undefined) return refuse(`no key with id ${argument}`, 1);
       console.log(
