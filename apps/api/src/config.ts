@@ -25,17 +25,23 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T, what: string) 
     )
     .pipe(z.array(item).min(1, `must list at least one ${what}`));
 
-/** A public base URL (PETSTORE_*_URL), by the contract's rule (`checkApiBaseUrl`), as the clients check presets. */
+/**
+ * A public base URL (PETSTORE_*_URL), by the contract's rule (`checkApiBaseUrl`), as the clients check presets, and
+ * without credentials, which the clients refuse too: the URL is sent to every client (`servers`, `Link`, `Location`).
+ */
 const PublicUrlSchema = z
   .string()
   .transform((url, ctx) => {
     const checked = checkApiBaseUrl(url);
-    if (checked.ok) return checked.url;
+    const parsed = URL.parse(url);
+    if (checked.ok && parsed?.username === '' && parsed.password === '') return checked.url;
     const message = `must be an http(s) URL ending in ${API_BASE_PATH}`;
     ctx.addIssue({
       code: 'custom',
       message:
-        checked.problem === 'not-a-url' ? message : `${message}, without credentials, query or fragment`,
+        !checked.ok && checked.problem === 'not-a-url'
+          ? message
+          : `${message}, without credentials, query or fragment`,
     });
     return z.NEVER;
   })

@@ -735,11 +735,11 @@ describe('pnpm keys (the CLI)', () => {
         'not a key id: 99999999999999999999 (see pnpm keys list)\n',
       ]);
       // A name `list` could not print on one tab-separated line is refused, and nothing is issued.
-      for (const name of ['evil\tname', 'two\nlines', ' ', '', '\u001b[2J']) {
+      for (const name of ['evil\tname', 'two\nlines', ' ', '', '\u001b[2J', 'a\u2028b', 'a\u2029b']) {
         const refused = keysCli('create', name);
         expect(refused.status, name).toBe(2);
         expect(refused.stderr).toMatch(
-          /^key name .*: must have a visible character and no control characters/,
+          /^key name [\s\S]*: must have a visible character and no control characters/,
         );
       }
       expect(keysCli('list').stdout.trim().split('\n')).toHaveLength(1);

@@ -7,9 +7,12 @@ import { sha256 } from './api-key-digest.js';
 export const ISSUED_KEY_PREFIX = 'psk_';
 const SHOWN_PREFIX_LENGTH = ISSUED_KEY_PREFIX.length + 8;
 
-/** What a key's name may be: `pnpm keys list` prints it on one tab-separated line, so no control (tab, newline). */
+/**
+ * What a key's name may be: `pnpm keys list` prints it on one tab-separated line, so no control (tab, newline) and
+ * no line or paragraph separator (U+2028, U+2029: a line break to a terminal or an editor).
+ */
 const KEY_NAME_MAX_LENGTH = 100;
-const KEY_NAME = /^(?=.*[^\p{White_Space}\p{Default_Ignorable_Code_Point}])[^\p{Cc}]+$/u;
+const KEY_NAME = /^(?=.*[^\p{White_Space}\p{Default_Ignorable_Code_Point}])[^\p{Cc}\p{Zl}\p{Zp}]+$/u;
 
 /** The key name's problem, or undefined when `name` is a good one. */
 export function keyNameProblem(name: string): string | undefined {

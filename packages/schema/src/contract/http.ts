@@ -6,7 +6,7 @@ import type { HeaderContract, OperationContract } from './types.js';
 
 /**
  * The rule for a public base URL of the API (what clients are given, what the OpenAPI `servers` list): an
- * absolute http(s) URL whose path ends in {@link API_BASE_PATH}, without credentials, query or fragment. Trailing slashes
+ * absolute http(s) URL whose path ends in {@link API_BASE_PATH}, without query or fragment. Trailing slashes
  * are dropped. One rule for the server's configuration and the clients' presets.
  */
 export function checkApiBaseUrl(
@@ -14,13 +14,7 @@ export function checkApiBaseUrl(
 ): { ok: true; url: string } | { ok: false; problem: 'not-a-url' | 'not-http' | 'no-version' } {
   const parsed = URL.parse(url);
   if (parsed === null) return { ok: false, problem: 'not-a-url' };
-  if (
-    (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') ||
-    parsed.username ||
-    parsed.password ||
-    parsed.search ||
-    parsed.hash
-  ) {
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search || parsed.hash) {
     return { ok: false, problem: 'not-http' };
   }
   if (!parsed.pathname.replace(/\/+$/, '').endsWith(API_BASE_PATH))
