@@ -1,5 +1,6 @@
 // Composition root (loaded by main.ts): parse env -> open database -> migrate -> createApp -> listen -> shut down on signal.
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { appliedMigrationNames, listMigrationNames } from '@petstore/migrations';
 import { assertExactJsonSupport } from '@petstore/schema';
@@ -94,16 +95,14 @@ async function main(): Promise<void> {
   const prototypes = { request: app.request, response: app.response };
   const server = createHttpServer(app, config.serverLimits, prototypes, publicUrl);
   // The metrics listener first: a port or host it cannot have stops start-up before the API says it listens.
-  const metricsServer =
-    metrics === undefined || config.metrics === undefined
-      ? undefined
-      : await (async ({ port: wanted, host }) => {
-          const { serveMetrics } = await import('./http/metrics-server.js');
-          const listening = await serveMetrics(metrics, wanted, host).catch((error: Error) => {
-            throw listenError(error, 'METRICS_PORT', host, wanted);
-          });
-          return Object.assign(listening, { host });
-        })(config.metrics);
+  let metricsServer: Server | undefined;
+  if (metrics !== undefined && config.metrics !== undefined) {
+    const { serveMetrics } = await import('./http/metrics-server.js');
+    const { port: wanted, host: metricsAt } = config.metrics;
+    metricsServer = await serveMetrics(metrics, wanted, metricsAt).catch((error: Error) => {
+      throw listenError(error, 'METRICS_PORT', metricsAt, wanted);
+    });
+  }
   server.listen(config.port, config.host);
   await once(server, 'listening').catch((error: Error) => {
     throw listenError(error, 'PORT', config.host, config.port);
@@ -140,9 +139,9 @@ async function main(): Promise<void> {
     );
   }
 
-  if (metricsServer !== undefined) {
+  if (metricsServer !== undefined && config.metrics !== undefined) {
     const { port: metricsPort } = metricsServer.address() as AddressInfo;
-    process.stdout.write(`Metrics on http://${hostInUrl(metricsServer.host)}:${metricsPort}/metrics\n`);
+    process.stdout.write(`Metrics on http://${hostInUrl(config.metrics.host)}:${metricsPort}/metrics\n`);
   }
 }
 

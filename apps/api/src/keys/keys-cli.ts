@@ -1,7 +1,6 @@
 // `pnpm keys create <name>` | `pnpm keys list` | `pnpm keys revoke <id>`: manages the API keys stored in the
 // database the app uses (DATABASE_URL, or the embedded PGlite in DATA_DIR). Applies pending migrations first.
-import { PositiveInt64Schema } from '@petstore/schema';
-import { integerFromText } from '@petstore/schema/internal';
+import { PetIdPathSchema } from '@petstore/schema';
 import { ConfigError, parseConfig } from '../config.js';
 import { DataDirectoryInUse } from '../config-error.js';
 import { withConfiguredDatabase } from '../db/with-configured-database.js';
@@ -24,9 +23,9 @@ async function run(args: string[]): Promise<number> {
   // The arguments are judged before the database is opened: a bad one is exit 2, whatever the database's state.
   const nameProblem = command === 'create' ? keyNameProblem(argument) : undefined;
   if (nameProblem !== undefined) return refuse(`key name ${JSON.stringify(argument)}: ${nameProblem}`);
-  // An id is a positive int64 (the column's type), spelled by the API's one integer rule (a petId's): `0`, `02` and
-  // digits past int64 name no key rather than fail in the database.
-  const id = PositiveInt64Schema.safeParse(integerFromText(argument)).data;
+  // An id is a positive int64 (the column's type), read as a petId path segment is (the API's one integer rule):
+  // `0`, `02` and digits past int64 name no key rather than fail in the database.
+  const id = PetIdPathSchema.safeParse(argument).data;
   if (command === 'revoke' && id === undefined)
     return refuse(`not a key id: ${argument} (see pnpm keys list)`);
   return withConfiguredDatabase(parseConfig(process.env), async (database) => {
